@@ -1,1 +1,11 @@
-export {};
+export * from './topics';
+export * from './kafka';
+export * from './envelope';
+export * from './serde';
+export * from './decoded-message';
+export * from './publisher';
+export * from './transactional-processor';
+export * from './stream-reader';
+export * from './at-least-once-consumer';
+export * from './admin';
+export * from './messaging-setup';

@@ -1,1 +1,6 @@
-export {};
+export * from './errors';
+export * from './config';
+export * from './logger';
+export * from './metrics';
+export * from './health';
+export * from './lifecycle';

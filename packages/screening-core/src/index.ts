@@ -1,1 +1,53 @@
-export {};
+export * from './model';
+export * from './errors';
+export { readInput } from './loaders/input';
+export { entryContentHash, contentVersion, makeSnapshot, diffSnapshots, type SnapshotDiff } from './loaders/snapshot';
+export {
+  loadOfacSdn,
+  loadOfacSdnWithStats,
+  loadOfacConsolidated,
+  parseOfacRemarks,
+  type OfacInputs,
+  type OfacLoadStats,
+} from './loaders/ofac';
+export { loadUnConsolidated } from './loaders/un';
+export { loadSenzingJsonLines, type SenzingOptions } from './loaders/senzing';
+export { loadRecordList, loadInternalList, type ListRecord, type RecordListOptions } from './loaders/records';
+export { loadAdverseMedia, ADVERSE_MEDIA_DEMO_FILE } from './loaders/adverse-media';
+export { loadAllDemoLists, resolveSharedDataDir, REPO_ROOT, type DemoListOptions } from './loaders/demo-lists';
+export { listProvider, type ListProvider } from './loaders/list-provider';
+export { foldAccents } from './matching/fold';
+export { foldName, nameTokens, nameKind, TITLES, PARTICLES, LEGAL_FORMS, type NameKind } from './matching/normalize';
+export { normalizeCountry, normalizeCountries } from './matching/countries';
+export { makeToken, tokenSimilarity, linked, INITIAL_SIMILARITY, type Token } from './matching/token';
+export {
+  compareNames,
+  MIN_TOKEN_SIMILARITY,
+  UNMATCHED_QUERY_PENALTY,
+  UNMATCHED_CANDIDATE_PENALTY,
+  type NameComparison,
+  type TokenPair,
+} from './matching/name-score';
+export {
+  qualify,
+  compareBirthDates,
+  compareCountries,
+  compareIdentifiers,
+  QUALIFIER_DELTAS,
+  type QualifierResult,
+  type QualifierKind,
+  type QualifierOutcome,
+  type QualifierQuery,
+} from './matching/qualifiers';
+export {
+  DEFAULT_THRESHOLD,
+  buildIndex,
+  screen,
+  screenExhaustive,
+  scoreEntry,
+  type ScreeningIndex,
+  type ScreeningQuery,
+  type ScreeningOptions,
+  type Hit,
+  type HitExplanation,
+} from './screening';

@@ -1,1 +1,2 @@
-export {};
+export * from './mongo';
+export * from './collections';

@@ -1,0 +1,205 @@
+{{/* Names, labels and the environment shared by every service. */}}
+
+{{- define "crs.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "crs.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Name of one service's resources: crs.componentName (dict "root" $ "name" "ingress") */}}
+{{- define "crs.componentName" -}}
+{{- printf "%s-%s" (include "crs.fullname" .root | trunc 50 | trimSuffix "-") .name -}}
+{{- end -}}
+
+{{- define "crs.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "crs.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "crs.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "crs.labels" -}}
+helm.sh/chart: {{ include "crs.chart" . }}
+{{ include "crs.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | trunc 63 | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: customer-risk-import-service
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* crs.componentSelectorLabels (dict "root" $ "name" "ingress") */}}
+{{- define "crs.componentSelectorLabels" -}}
+{{ include "crs.selectorLabels" .root }}
+app.kubernetes.io/component: {{ .name }}
+{{- end -}}
+
+{{- define "crs.componentLabels" -}}
+{{ include "crs.labels" .root }}
+app.kubernetes.io/component: {{ .name }}
+{{- end -}}
+
+{{- define "crs.annotations" -}}
+{{- with .Values.commonAnnotations }}
+annotations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}
+
+{{- define "crs.image" -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "crs.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "crs.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The chart's own Secret holds only credentials given inline in values. */}}
+{{- define "crs.secretName" -}}
+{{- printf "%s-credentials" (include "crs.fullname" .) -}}
+{{- end -}}
+
+{{- define "crs.needsSecret" -}}
+{{- $k := and .Values.kafka.sasl.mechanism (not .Values.kafka.sasl.existingSecret) -}}
+{{- $r := and (or .Values.schemaRegistry.username .Values.schemaRegistry.password) (not .Values.schemaRegistry.existingSecret) -}}
+{{- $m := not .Values.mongodb.existingSecret -}}
+{{- if or $k $r $m }}true{{ end -}}
+{{- end -}}
+
+{{/* The data of the chart Secret, shared with the hook copy the init job reads. */}}
+{{- define "crs.secretData" -}}
+{{- if and .Values.kafka.sasl.mechanism (not .Values.kafka.sasl.existingSecret) }}
+kafka-sasl-username: {{ .Values.kafka.sasl.username | b64enc | quote }}
+kafka-sasl-password: {{ .Values.kafka.sasl.password | b64enc | quote }}
+{{- end }}
+{{- if and (or .Values.schemaRegistry.username .Values.schemaRegistry.password) (not .Values.schemaRegistry.existingSecret) }}
+schema-registry-username: {{ .Values.schemaRegistry.username | b64enc | quote }}
+schema-registry-password: {{ .Values.schemaRegistry.password | b64enc | quote }}
+{{- end }}
+{{- if not .Values.mongodb.existingSecret }}
+mongodb-uri: {{ .Values.mongodb.uri | b64enc | quote }}
+{{- end }}
+{{- end -}}
+
+{{/*
+Environment every process gets: crs.commonEnv (dict "root" $ "name" "ingress" "secretName" "...")
+secretName lets the init job read the hook copy of the chart Secret.
+*/}}
+{{- define "crs.commonEnv" -}}
+{{- $root := .root -}}
+{{- $v := $root.Values -}}
+{{- $secret := .secretName | default (include "crs.secretName" $root) -}}
+- name: SERVICE_NAME
+  value: {{ .name | quote }}
+- name: LOG_LEVEL
+  value: {{ $v.logLevel | quote }}
+- name: KAFKA_BROKERS
+  value: {{ $v.kafka.brokers | quote }}
+- name: KAFKA_SSL
+  value: {{ $v.kafka.ssl | quote }}
+{{- if $v.kafka.sasl.mechanism }}
+- name: KAFKA_SASL_MECHANISM
+  value: {{ $v.kafka.sasl.mechanism | quote }}
+- name: KAFKA_SASL_USERNAME
+  valueFrom:
+    secretKeyRef:
+      name: {{ $v.kafka.sasl.existingSecret | default $secret }}
+      key: {{ ternary $v.kafka.sasl.existingSecretUsernameKey "kafka-sasl-username" (ne $v.kafka.sasl.existingSecret "") }}
+- name: KAFKA_SASL_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ $v.kafka.sasl.existingSecret | default $secret }}
+      key: {{ ternary $v.kafka.sasl.existingSecretPasswordKey "kafka-sasl-password" (ne $v.kafka.sasl.existingSecret "") }}
+{{- end }}
+- name: SCHEMA_REGISTRY_URL
+  value: {{ $v.schemaRegistry.url | quote }}
+{{- if or $v.schemaRegistry.existingSecret $v.schemaRegistry.username $v.schemaRegistry.password }}
+- name: SCHEMA_REGISTRY_USERNAME
+  valueFrom:
+    secretKeyRef:
+      name: {{ $v.schemaRegistry.existingSecret | default $secret }}
+      key: {{ ternary $v.schemaRegistry.existingSecretUsernameKey "schema-registry-username" (ne $v.schemaRegistry.existingSecret "") }}
+- name: SCHEMA_REGISTRY_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ $v.schemaRegistry.existingSecret | default $secret }}
+      key: {{ ternary $v.schemaRegistry.existingSecretPasswordKey "schema-registry-password" (ne $v.schemaRegistry.existingSecret "") }}
+{{- end }}
+- name: MONGODB_URI
+  valueFrom:
+    secretKeyRef:
+      name: {{ $v.mongodb.existingSecret | default $secret }}
+      key: {{ ternary $v.mongodb.existingSecretUriKey "mongodb-uri" (ne $v.mongodb.existingSecret "") }}
+- name: MONGODB_DB
+  value: {{ $v.mongodb.database | quote }}
+- name: HEALTH_PORT
+  value: {{ $v.healthPort | quote }}
+- name: SHUTDOWN_TIMEOUT_MS
+  value: {{ $v.shutdownTimeoutMs | quote }}
+- name: TOPIC_PARTITIONS
+  value: {{ $v.topics.partitions | quote }}
+- name: TOPIC_REPLICATION_FACTOR
+  value: {{ $v.topics.replicationFactor | quote }}
+{{- end -}}
+
+{{/* Where the ingress finds its JWKS: "url", "secret", "configmap" or "inline". */}}
+{{- define "crs.jwksSource" -}}
+{{- $j := .Values.auth.jwks -}}
+{{- if $j.url -}}url
+{{- else if $j.existingSecret -}}secret
+{{- else if $j.existingConfigMap -}}configmap
+{{- else if $j.inline -}}inline
+{{- end -}}
+{{- end -}}
+
+{{/* Consumers may not outnumber the partitions of their input topic. */}}
+{{- define "crs.validate" -}}
+{{- $partitions := int .Values.topics.partitions -}}
+{{- range $name, $svc := .Values.services -}}
+{{- if and $svc.enabled (ne $name "ingress") -}}
+{{- if gt (int $svc.replicaCount) $partitions -}}
+{{- fail (printf "services.%s.replicaCount (%d) exceeds topics.partitions (%d): extra consumers would sit idle" $name (int $svc.replicaCount) $partitions) -}}
+{{- end -}}
+{{- if and $svc.autoscaling.enabled (gt (int $svc.autoscaling.maxReplicas) $partitions) -}}
+{{- fail (printf "services.%s.autoscaling.maxReplicas (%d) exceeds topics.partitions (%d): extra consumers would sit idle" $name (int $svc.autoscaling.maxReplicas) $partitions) -}}
+{{- end -}}
+{{- end -}}
+{{- if and $svc.enabled $svc.autoscaling.enabled (gt (int $svc.autoscaling.minReplicas) (int $svc.autoscaling.maxReplicas)) -}}
+{{- fail (printf "services.%s.autoscaling.minReplicas exceeds maxReplicas" $name) -}}
+{{- end -}}
+{{- if le (int $svc.terminationGracePeriodSeconds) (div (int $.Values.shutdownTimeoutMs) 1000) -}}
+{{- fail (printf "services.%s.terminationGracePeriodSeconds must exceed shutdownTimeoutMs/1000 so the graceful shutdown can finish" $name) -}}
+{{- end -}}
+{{- end -}}
+{{- if and .Values.services.ingress.enabled (not (include "crs.jwksSource" .)) -}}
+{{- fail "auth.jwks: set url, existingSecret, existingConfigMap or inline so the ingress can verify tokens" -}}
+{{- end -}}
+{{- if and .Values.services.callback.enabled (not (or .Values.callback.signingKey.existingSecret .Values.callback.signingKey.value)) -}}
+{{- fail "callback.signingKey: set existingSecret (recommended) or value so callbacks can be signed" -}}
+{{- end -}}
+{{- if and .Values.kafka.sasl.mechanism (not .Values.kafka.sasl.existingSecret) (not .Values.kafka.sasl.username) -}}
+{{- fail "kafka.sasl: a mechanism is set but neither existingSecret nor username is" -}}
+{{- end -}}
+{{- end -}}

@@ -1,0 +1,438 @@
+#!/usr/bin/env bash
+# The local stack without Docker: Kafka (KRaft, single node), Apicurio Registry (Confluent-compatible
+# API) and FerretDB (MongoDB wire protocol over SQLite), as plain processes on 127.0.0.1.
+# Why not containers: docs/decisions/0001-local-stack-without-docker.md.
+#
+#   stack.sh up                 start whatever is not running, wait until every server answers
+#   stack.sh down               stop everything `up` started (SIGTERM, then SIGKILL after a timeout)
+#   stack.sh status             one line per component; exit 0 only when all are up and answering
+#   stack.sh env                connection settings as shell exports (eval "$(stack.sh env)")
+#   stack.sh start <component>  start one component (kafka|registry|ferretdb), data intact
+#   stack.sh stop <component>   stop one component gracefully
+#   stack.sh kill <component>   SIGKILL one component, as a crash would (fault tests)
+#   stack.sh logs <component>   follow its log
+#
+# Data, logs and pid files live under $ROOT/.local/; downloads and builds are cached outside the
+# repository (~/.m2, Go's caches, and $STACK_CACHE_DIR). Ports are overridable:
+#   STACK_KAFKA_PORT (19092)  STACK_KAFKA_CONTROLLER_PORT (19093)  STACK_REGISTRY_PORT (18081)
+#   STACK_FERRETDB_PORT (27018)  STACK_FERRETDB_DEBUG_PORT (18088)
+# Timeouts in seconds: STACK_START_TIMEOUT (120), STACK_STOP_TIMEOUT (30).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+STACK_SRC="$ROOT/deploy/local/stack"
+LOCAL="$ROOT/.local"
+RUN_DIR="$LOCAL/run"
+LOG_DIR="$LOCAL/logs"
+CACHE_DIR="${STACK_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/crs-stack}"
+
+KAFKA_VERSION=3.9.1
+APICURIO_VERSION=3.0.9
+FERRETDB_VERSION=1.24.0
+
+HOST=127.0.0.1
+KAFKA_PORT="${STACK_KAFKA_PORT:-19092}"
+KAFKA_CONTROLLER_PORT="${STACK_KAFKA_CONTROLLER_PORT:-19093}"
+REGISTRY_PORT="${STACK_REGISTRY_PORT:-18081}"
+FERRETDB_PORT="${STACK_FERRETDB_PORT:-27018}"
+FERRETDB_DEBUG_PORT="${STACK_FERRETDB_DEBUG_PORT:-18088}"
+START_TIMEOUT="${STACK_START_TIMEOUT:-120}"
+STOP_TIMEOUT="${STACK_STOP_TIMEOUT:-30}"
+
+COMPONENTS=(kafka registry ferretdb)
+# Every process we start carries this in its command line, so a stray one can be found even
+# without its pid file, and a recycled pid is never mistaken for ours.
+JAVA_MARKER="-Dcrs.stack.home=$LOCAL"
+FERRETDB_STATE_DIR="$LOCAL/ferretdb/state"
+
+KAFKA_HOME="$CACHE_DIR/kafka-$KAFKA_VERSION"
+REGISTRY_HOME="$CACHE_DIR/apicurio-registry-$APICURIO_VERSION"
+FERRETDB_BIN="$CACHE_DIR/ferretdb-$FERRETDB_VERSION"
+
+say() { printf '==> %s\n' "$*"; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+usage() { sed -n '6,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+# ---------------------------------------------------------------------------------------------
+# Tools
+
+need_node() {
+  command -v node >/dev/null 2>&1 || die "'node' is required (readiness probes). Install Node.js 20.11 or newer."
+}
+
+need_java() {
+  command -v java >/dev/null 2>&1 ||
+    die "'java' is required to run Kafka and Apicurio Registry. Install a Java 17+ runtime (e.g. apt-get install openjdk-17-jre-headless)."
+  local line major
+  line="$(java -version 2>&1 | head -n 1)"
+  major="$(sed -E 's/.*version "([0-9]+)(\.([0-9]+))?.*/\1 \3/' <<<"$line")"
+  if [ "${major% *}" = "1" ]; then major="${major#* }"; else major="${major% *}"; fi
+  [[ "$major" =~ ^[0-9]+$ ]] || die "cannot tell the Java version from: $line"
+  [ "$major" -ge 17 ] ||
+    die "Java 17 or newer is required, found $line. Install e.g. openjdk-17-jre-headless and put it first on PATH."
+}
+
+need_mvn() {
+  command -v mvn >/dev/null 2>&1 ||
+    die "'mvn' (Apache Maven 3.6+) is required once, to download Kafka and Apicurio Registry from Maven Central. Install it (e.g. apt-get install maven)."
+}
+
+need_go() {
+  command -v go >/dev/null 2>&1 ||
+    die "'go' (Go 1.22 or newer) is required once, to build FerretDB $FERRETDB_VERSION. Install it from https://go.dev/dl/ (or apt-get install golang)."
+}
+
+# ---------------------------------------------------------------------------------------------
+# Downloads and builds, cached outside the repository; each lands in a temporary directory
+# first and is renamed into place, so an interrupted download is never mistaken for a finished one.
+
+mvn_stack() {
+  local log="$LOG_DIR/maven.log"
+  if ! mvn -B -f "$STACK_SRC/pom.xml" -Dkafka.version="$KAFKA_VERSION" -Dapicurio.version="$APICURIO_VERSION" "$@" >>"$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    die "maven failed (full log: $log)"
+  fi
+}
+
+ensure_kafka() {
+  [ -f "$KAFKA_HOME/.complete" ] && return 0
+  need_mvn
+  say "downloading Kafka $KAFKA_VERSION jars (Maven Central, cached in $KAFKA_HOME)"
+  local tmp="$CACHE_DIR/.tmp-kafka-$$"
+  rm -rf "$tmp"
+  mvn_stack dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$tmp/libs"
+  touch "$tmp/.complete"
+  rm -rf "$KAFKA_HOME" && mv "$tmp" "$KAFKA_HOME"
+}
+
+ensure_registry() {
+  [ -f "$REGISTRY_HOME/.complete" ] && return 0
+  need_mvn
+  say "downloading Apicurio Registry $APICURIO_VERSION (Maven Central, cached in $REGISTRY_HOME)"
+  local tmp="$CACHE_DIR/.tmp-registry-$$"
+  rm -rf "$tmp" && mkdir -p "$tmp/dist"
+  mvn_stack dependency:copy -Dartifact="io.apicurio:apicurio-registry-app:$APICURIO_VERSION:tar.gz:all" -DoutputDirectory="$tmp"
+  tar -xzf "$tmp/apicurio-registry-app-$APICURIO_VERSION-all.tar.gz" -C "$tmp/dist"
+  rm -f "$tmp/apicurio-registry-app-$APICURIO_VERSION-all.tar.gz"
+  [ -f "$tmp/dist/apicurio-registry-app-$APICURIO_VERSION-runner.jar" ] || die "unexpected layout of the Apicurio distribution in $tmp/dist"
+  touch "$tmp/dist/.complete"
+  rm -rf "$REGISTRY_HOME" && mv "$tmp/dist" "$REGISTRY_HOME" && rm -rf "$tmp"
+}
+
+# `go install github.com/FerretDB/FerretDB/cmd/ferretdb@v1.24.0` fails behind proxies that refuse the
+# module's @v/list call, and a binary built from the module cache panics for lack of the generated
+# build/version/version.txt. So: download the module pinned by stack/ferretdb/go.sum (verified), copy
+# its source next to the build, add version.txt, and build against that copy through a replace.
+ensure_ferretdb() {
+  [ -x "$FERRETDB_BIN" ] && return 0
+  need_go
+  say "building FerretDB $FERRETDB_VERSION (once, cached in $FERRETDB_BIN; takes about 2 minutes)"
+  local work="$CACHE_DIR/.build-ferretdb-$FERRETDB_VERSION" log="$LOG_DIR/ferretdb-build.log" src
+  rm -rf "$work" && mkdir -p "$work"
+  cp "$STACK_SRC/ferretdb/go.mod" "$STACK_SRC/ferretdb/go.sum" "$STACK_SRC/ferretdb/tools.go" "$work/"
+  (
+    cd "$work"
+    export GOTOOLCHAIN=local GOFLAGS=-mod=readonly
+    src="$(go list -m -f '{{.Dir}}' github.com/FerretDB/FerretDB)" || exit 1
+    [ -n "$src" ] || { go mod download github.com/FerretDB/FerretDB && src="$(go list -m -f '{{.Dir}}' github.com/FerretDB/FerretDB)"; } || exit 1
+    cp -R "$src" "$work/ferretdb" && chmod -R u+w "$work/ferretdb"
+    echo "v$FERRETDB_VERSION" >"$work/ferretdb/build/version/version.txt"
+    echo "crs-local-stack" >"$work/ferretdb/build/version/package.txt"
+    go mod edit -replace "github.com/FerretDB/FerretDB=./ferretdb"
+    go build -trimpath -o "$FERRETDB_BIN.tmp" github.com/FerretDB/FerretDB/cmd/ferretdb
+  ) >>"$log" 2>&1 || { tail -n 30 "$log" >&2; die "building FerretDB failed (full log: $log)"; }
+  mv "$FERRETDB_BIN.tmp" "$FERRETDB_BIN"
+  rm -rf "$work"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Processes
+
+pid_file() { echo "$RUN_DIR/$1.pid"; }
+log_file() { echo "$LOG_DIR/$1.log"; }
+
+is_ours() {
+  local pid="$1" cmdline
+  cmdline="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" || return 1
+  case "$cmdline" in
+    *"$JAVA_MARKER "* | *"--state-dir=$FERRETDB_STATE_DIR"*) return 0 ;;
+    *) return 1 ;;
+  esac
+}
+
+# Prints the pid of a running component; fails (and forgets a stale pid file) when it is not running.
+running_pid() {
+  local file pid
+  file="$(pid_file "$1")"
+  [ -f "$file" ] || return 1
+  pid="$(cat "$file")"
+  if [[ "$pid" =~ ^[0-9]+$ ]] && is_ours "$pid"; then
+    echo "$pid"
+    return 0
+  fi
+  rm -f "$file"
+  return 1
+}
+
+# Processes carrying our marker, whether or not a pid file knows them.
+our_pids() {
+  local f pid
+  for f in /proc/[0-9]*/cmdline; do
+    pid="${f#/proc/}" && pid="${pid%/cmdline}"
+    [ "$pid" != "$$" ] && is_ours "$pid" && echo "$pid"
+  done
+  return 0
+}
+
+port_busy() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
+
+component_ports() {
+  case "$1" in
+    kafka) echo "$KAFKA_PORT $KAFKA_CONTROLLER_PORT" ;;
+    registry) echo "$REGISTRY_PORT" ;;
+    ferretdb) echo "$FERRETDB_PORT $FERRETDB_DEBUG_PORT" ;;
+  esac
+}
+
+# Detached from the caller's session, so Ctrl-C in a terminal or the end of a CI step's process
+# group does not take the servers down with it; `stop` ends the whole group it leads.
+spawn() {
+  local name="$1"; shift
+  local log; log="$(log_file "$name")"
+  printf '\n===== %s start (stack.sh) =====\n' "$(date -u +%FT%TZ)" >>"$log"
+  setsid "$@" </dev/null >>"$log" 2>&1 &
+  echo $! >"$(pid_file "$name")"
+}
+
+prepare_kafka() {
+  need_java
+  ensure_kafka
+  local dir="$LOCAL/kafka" props="$LOCAL/kafka/server.properties" cid
+  mkdir -p "$dir/data"
+  sed -e "s#@@KAFKA_PORT@@#$KAFKA_PORT#g" \
+    -e "s#@@KAFKA_CONTROLLER_PORT@@#$KAFKA_CONTROLLER_PORT#g" \
+    -e "s#@@KAFKA_DATA_DIR@@#$dir/data#g" \
+    "$STACK_SRC/kafka/server.properties" >"$props"
+  if [ ! -s "$dir/cluster-id" ]; then
+    java -cp "$KAFKA_HOME/libs/*" kafka.tools.StorageTool random-uuid 2>>"$(log_file kafka)" | tail -n 1 >"$dir/cluster-id.tmp"
+    mv "$dir/cluster-id.tmp" "$dir/cluster-id"
+  fi
+  cid="$(cat "$dir/cluster-id")"
+  if [ ! -f "$dir/data/meta.properties" ]; then
+    java -cp "$KAFKA_HOME/libs/*" -Dlog4j.configuration="file:$STACK_SRC/kafka/log4j.properties" \
+      kafka.tools.StorageTool format -t "$cid" -c "$props" >>"$(log_file kafka)" 2>&1 ||
+      { tail -n 20 "$(log_file kafka)" >&2; die "formatting Kafka storage in $dir/data failed"; }
+  fi
+}
+
+launch_kafka() {
+  # C2 stays on: the broker carries the benchmark load, unlike the registry.
+  spawn kafka java "$JAVA_MARKER" -Xms256m -Xmx768m -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
+    -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true \
+    -Dlog4j.configuration="file:$STACK_SRC/kafka/log4j.properties" \
+    -cp "$KAFKA_HOME/libs/*" kafka.Kafka "$LOCAL/kafka/server.properties"
+}
+
+prepare_registry() {
+  need_java
+  ensure_registry
+  mkdir -p "$LOCAL/registry"
+}
+
+launch_registry() {
+  # C1 only and the serial collector bring Quarkus up about a second sooner on two cores; the
+  # registry serves a handful of schema look-ups that clients cache, so peak speed does not matter.
+  # H2 in a file keeps registered schemas (and so their ids inside stored messages) across restarts.
+  spawn registry java "$JAVA_MARKER" -Xms64m -Xmx512m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
+    -Dquarkus.http.host="$HOST" -Dquarkus.http.port="$REGISTRY_PORT" \
+    -Dapicurio.storage.kind=sql -Dapicurio.storage.sql.kind=h2 \
+    -Dapicurio.datasource.url="jdbc:h2:file:$LOCAL/registry/registry" \
+    -Dapicurio.datasource.jdbc.initial-size=2 -Dapicurio.datasource.jdbc.min-size=2 \
+    -Dapicurio.rest.deletion.group.enabled=true -Dapicurio.rest.deletion.artifact.enabled=true \
+    -Dapicurio.rest.deletion.artifact-version.enabled=true \
+    -jar "$REGISTRY_HOME/apicurio-registry-app-$APICURIO_VERSION-runner.jar"
+}
+
+prepare_ferretdb() {
+  ensure_ferretdb
+  mkdir -p "$LOCAL/ferretdb/data" "$FERRETDB_STATE_DIR"
+}
+
+launch_ferretdb() {
+  spawn ferretdb "$FERRETDB_BIN" --handler=sqlite --sqlite-url="file:$LOCAL/ferretdb/data/" \
+    --state-dir="$FERRETDB_STATE_DIR" --listen-addr="$HOST:$FERRETDB_PORT" \
+    --debug-addr="$HOST:$FERRETDB_DEBUG_PORT" --telemetry=disable --log-format=text
+}
+
+probe() {
+  case "$1" in
+    kafka) PROBE_TIMEOUT_MS=2000 node "$STACK_SRC/probe.cjs" kafka "$HOST:$KAFKA_PORT" ;;
+    registry) curl -fsS -o /dev/null --max-time 2 "http://$HOST:$REGISTRY_PORT/apis/ccompat/v7/subjects" ;;
+    ferretdb) PROBE_TIMEOUT_MS=2000 node "$STACK_SRC/probe.cjs" mongo "$HOST:$FERRETDB_PORT" ;;
+  esac
+}
+
+wait_ready() {
+  local name="$1" started="$SECONDS" pid
+  while :; do
+    if ! pid="$(running_pid "$name")"; then
+      tail -n 40 "$(log_file "$name")" >&2
+      die "$name exited during start-up (log above; full log: $(log_file "$name"))"
+    fi
+    probe "$name" >/dev/null 2>&1 && break
+    if [ $((SECONDS - started)) -ge "$START_TIMEOUT" ]; then
+      tail -n 40 "$(log_file "$name")" >&2
+      stop_component "$name" >/dev/null
+      die "$name did not answer within ${START_TIMEOUT}s (log above; full log: $(log_file "$name"))"
+    fi
+    sleep 0.5
+  done
+  say "$name ready (pid $pid, $((SECONDS - started))s)"
+}
+
+# Starts the given components (if not running) side by side, then waits for each.
+start_components() {
+  local name port launched=()
+  for name in "$@"; do
+    if running_pid "$name" >/dev/null; then continue; fi
+    for port in $(component_ports "$name"); do
+      port_busy "$port" && die "port $HOST:$port (for $name) is already in use by a process stack.sh did not start. Stop it or set the STACK_*_PORT variables."
+    done
+    "prepare_$name"
+  done
+  for name in "$@"; do
+    if running_pid "$name" >/dev/null; then continue; fi
+    "launch_$name"
+    launched+=("$name")
+  done
+  for name in "$@"; do
+    if [[ " ${launched[*]-} " == *" $name "* ]]; then
+      wait_ready "$name"
+    elif ! probe "$name" >/dev/null 2>&1; then
+      wait_ready "$name"
+    fi
+  done
+}
+
+signal_group() {
+  local signal="$1" pid="$2"
+  # Each server leads its own process group (setsid); fall back to the pid alone if it does not.
+  kill "-$signal" -- "-$pid" 2>/dev/null || kill "-$signal" "$pid" 2>/dev/null || true
+}
+
+stop_pid() {
+  local name="$1" pid="$2" waited=0
+  signal_group TERM "$pid"
+  while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt $((STOP_TIMEOUT * 10)) ]; do
+    # A zombie has exited already; only its parent's wait is missing.
+    [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = "Z" ] && break
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  if kill -0 "$pid" 2>/dev/null && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != "Z" ]; then
+    say "$name (pid $pid) ignored SIGTERM for ${STOP_TIMEOUT}s: SIGKILL"
+    signal_group KILL "$pid"
+    sleep 0.2
+  fi
+}
+
+stop_component() {
+  local name="$1" pid
+  if pid="$(running_pid "$name")"; then
+    stop_pid "$name" "$pid"
+    say "$name stopped"
+  else
+    say "$name not running"
+  fi
+  rm -f "$(pid_file "$name")"
+}
+
+kill_component() {
+  local name="$1" pid
+  if pid="$(running_pid "$name")"; then
+    signal_group KILL "$pid"
+    say "$name killed (pid $pid)"
+  else
+    say "$name not running"
+  fi
+  rm -f "$(pid_file "$name")"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Commands
+
+env_lines() {
+  echo "KAFKA_BROKERS=$HOST:$KAFKA_PORT"
+  echo "SCHEMA_REGISTRY_URL=http://$HOST:$REGISTRY_PORT/apis/ccompat/v7"
+  echo "MONGODB_URI=mongodb://$HOST:$FERRETDB_PORT/"
+}
+
+write_env_file() {
+  env_lines >"$LOCAL/stack.env.tmp" && mv "$LOCAL/stack.env.tmp" "$LOCAL/stack.env"
+}
+
+lock() {
+  mkdir -p "$RUN_DIR" "$LOG_DIR" "$CACHE_DIR"
+  exec 9>"$RUN_DIR/stack.lock"
+  flock -w 900 9 || die "another stack.sh is still running (lock $RUN_DIR/stack.lock)"
+}
+
+cmd_up() {
+  need_node
+  local started="$SECONDS" name missing=()
+  for name in "${COMPONENTS[@]}"; do
+    running_pid "$name" >/dev/null && probe "$name" >/dev/null 2>&1 || missing+=("$name")
+  done
+  if [ "${#missing[@]}" -eq 0 ]; then
+    write_env_file
+    say "stack already running"
+    return 0
+  fi
+  start_components "${missing[@]}"
+  write_env_file
+  say "stack up in $((SECONDS - started))s; settings in $LOCAL/stack.env"
+}
+
+cmd_down() {
+  local name pid
+  for name in "${COMPONENTS[@]}"; do stop_component "$name"; done
+  for pid in $(our_pids); do
+    say "stopping stray process $pid ($(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-80))"
+    stop_pid stray "$pid"
+  done
+  rm -f "$LOCAL/stack.env"
+}
+
+cmd_status() {
+  local name pid all=0 state
+  for name in "${COMPONENTS[@]}"; do
+    if pid="$(running_pid "$name")"; then
+      if probe "$name" >/dev/null 2>&1; then state="up"; else state="not answering"; all=1; fi
+      printf '%-9s %-14s pid %-8s %s\n' "$name" "$state" "$pid" "$HOST:$(component_ports "$name" | cut -d' ' -f1)"
+    else
+      printf '%-9s %-14s\n' "$name" "stopped"
+      all=1
+    fi
+  done
+  return "$all"
+}
+
+valid_component() {
+  case "${1:-}" in kafka | registry | ferretdb) return 0 ;; *) die "unknown component '${1:-}' (kafka|registry|ferretdb)" ;; esac
+}
+
+case "${1:-}" in
+  up) lock && cmd_up ;;
+  down) lock && cmd_down ;;
+  status) cmd_status ;;
+  env) env_lines | sed 's/^/export /' ;;
+  start)
+    valid_component "${2:-}"
+    lock && need_node && start_components "$2"
+    [ -f "$LOCAL/stack.env" ] || write_env_file
+    ;;
+  stop) valid_component "${2:-}" && lock && stop_component "$2" ;;
+  kill) valid_component "${2:-}" && lock && kill_component "$2" ;;
+  logs) valid_component "${2:-}" && exec tail -n 100 -F "$(log_file "$2")" ;;
+  *) usage ;;
+esac

@@ -1,0 +1,145 @@
+import { createHash } from 'node:crypto';
+import {
+  base64url,
+  CompactSign,
+  createLocalJWKSet,
+  errors,
+  flattenedVerify,
+  importJWK,
+  type JSONWebKeySet,
+  type JWK,
+} from 'jose';
+import {
+  CallbackSignatureInvalidError,
+  type CallbackSignatureInvalidReason,
+} from '../errors/CallbackSignatureInvalidError';
+
+/** Names of the HTTP headers that carry a callback signature (lower case, as Node reports them). */
+export const CallbackHeaders = {
+  signature: 'x-crs-signature',
+  timestamp: 'x-crs-timestamp',
+  id: 'ce-id',
+} as const;
+
+export const DEFAULT_CALLBACK_TOLERANCE_SEC = 300;
+
+// Visible ASCII only: the id travels in a header and is joined with '.', which the timestamp
+// (digits only) can never contain, so `id.timestamp` stays unambiguous.
+const CALLBACK_ID = /^[\x21-\x7e]{1,255}$/;
+const TIMESTAMP = /^\d{1,12}$/;
+
+/**
+ * The string that is signed: `${id}.${timestamp}.${base64url(sha256(body))}`. Binding id and
+ * timestamp stops an old or foreign signature being replayed with another delivery.
+ */
+export function callbackSigningInput(id: string, timestamp: number, body: Uint8Array | string): string {
+  const digest = createHash('sha256').update(body).digest();
+  return `${id}.${timestamp}.${base64url.encode(digest)}`;
+}
+
+export interface SignCallbackOptions {
+  /** Private JWK with `kid`, as written by {@link ensureCallbackKeys}. */
+  privateJwk: JWK;
+  /** The exact bytes sent as the request body. */
+  body: Uint8Array | string;
+  /** Unix seconds of this delivery attempt. */
+  timestamp: number;
+  /** Delivery id, also sent as `ce-id`; a receiver deduplicates on it. */
+  id: string;
+}
+
+/**
+ * Signs one callback delivery. Returns the headers to add to the request: `x-crs-signature` is a
+ * compact JWS with detached payload (`<header>..<signature>`, RFC 7515 appendix F) over
+ * {@link callbackSigningInput}.
+ */
+export async function signCallback(opts: SignCallbackOptions): Promise<Record<string, string>> {
+  if (!CALLBACK_ID.test(opts.id)) throw new TypeError('callback id must be 1-255 visible ASCII characters');
+  if (!Number.isSafeInteger(opts.timestamp) || opts.timestamp < 0) {
+    throw new TypeError('callback timestamp must be a non-negative integer (unix seconds)');
+  }
+  const { kid } = opts.privateJwk;
+  if (kid === undefined) throw new TypeError('callback signing key needs a kid');
+  const alg = opts.privateJwk.alg ?? 'ES256';
+  const key = await importJWK(opts.privateJwk, alg);
+  const input = callbackSigningInput(opts.id, opts.timestamp, opts.body);
+  const jws = await new CompactSign(new TextEncoder().encode(input))
+    .setProtectedHeader({ alg, kid })
+    .sign(key);
+  const [protectedHeader, , signature] = jws.split('.');
+  return {
+    [CallbackHeaders.signature]: `${protectedHeader}..${signature}`,
+    [CallbackHeaders.timestamp]: String(opts.timestamp),
+    [CallbackHeaders.id]: opts.id,
+  };
+}
+
+export type CallbackRequestHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+export interface VerifyCallbackOptions {
+  /** Public JWKS of the sender (`callback-jwks.json`); may hold several keys during a rotation. */
+  jwks: JSONWebKeySet;
+  /** Request headers; names are matched case-insensitively. */
+  headers: CallbackRequestHeaders;
+  /** The raw request body, before any JSON parsing. */
+  body: Uint8Array | string;
+  /** How far the signed timestamp may be from `now`; default 300 seconds. */
+  toleranceSec?: number;
+  /** Unix seconds; default the current time. */
+  now?: number;
+  /** Default `['ES256']`. */
+  algorithms?: string[];
+}
+
+/**
+ * Checks a received callback: all three headers present, timestamp within tolerance, and a valid
+ * signature by a key of `jwks` over this id, timestamp and body.
+ * @throws CallbackSignatureInvalidError with a `reason`.
+ */
+export async function verifyCallback(opts: VerifyCallbackOptions): Promise<void> {
+  const keys = createLocalJWKSet(opts.jwks);
+  const signatureHeader = header(opts.headers, CallbackHeaders.signature);
+  const timestampHeader = header(opts.headers, CallbackHeaders.timestamp);
+  const id = header(opts.headers, CallbackHeaders.id);
+  if (signatureHeader === undefined || timestampHeader === undefined || id === undefined) {
+    throw new CallbackSignatureInvalidError('missing_header');
+  }
+  if (!TIMESTAMP.test(timestampHeader) || !CALLBACK_ID.test(id))
+    throw new CallbackSignatureInvalidError('malformed');
+  const timestamp = Number(timestampHeader);
+  const now = opts.now ?? Math.floor(Date.now() / 1000);
+  if (Math.abs(now - timestamp) > (opts.toleranceSec ?? DEFAULT_CALLBACK_TOLERANCE_SEC)) {
+    throw new CallbackSignatureInvalidError('timestamp_out_of_tolerance');
+  }
+  const parts = signatureHeader.split('.');
+  if (parts.length !== 3 || parts[1] !== '') throw new CallbackSignatureInvalidError('malformed');
+  const [protectedHeader = '', , signature = ''] = parts;
+
+  const payload = base64url.encode(callbackSigningInput(id, timestamp, opts.body));
+  try {
+    await flattenedVerify({ protected: protectedHeader, payload, signature }, keys, {
+      algorithms: opts.algorithms ?? ['ES256'],
+    });
+  } catch (err) {
+    throw new CallbackSignatureInvalidError(reasonOf(err), { cause: err });
+  }
+}
+
+function header(headers: CallbackRequestHeaders, name: string): string | undefined {
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() !== name) continue;
+    if (typeof value === 'string') return value;
+    // A repeated signature header is ambiguous; refuse rather than pick one.
+    return value?.length === 1 ? value[0] : undefined;
+  }
+  return undefined;
+}
+
+function reasonOf(err: unknown): CallbackSignatureInvalidReason {
+  if (err instanceof errors.JOSEAlgNotAllowed) return 'alg_not_allowed';
+  if (err instanceof errors.JWSSignatureVerificationFailed) return 'bad_signature';
+  if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys) {
+    return 'unknown_key';
+  }
+  return 'malformed';
+}

@@ -1,0 +1,176 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The message catalogue: every event and command type, its registry subject and its JSON Schema
+ * (read from schemas/, the single source of truth).
+ */
+export const CustomerEventTypes = [
+  'CustomerCreated',
+  'CustomerUpdated',
+  'CustomerStatusChanged',
+  'InternalListPurposeRecorded',
+  'RiskEvaluationRequested',
+  'RiskAssessed',
+  'RiskOverrideSet',
+  'ScreeningRequested',
+  'ScreeningCompleted',
+  'CustomerCommandRejected',
+] as const;
+export type CustomerEventType = (typeof CustomerEventTypes)[number];
+
+export const CustomerCommandTypes = [
+  'ImportCustomer',
+  'ImportSimplifiedCustomer',
+  'RecordRiskAssessment',
+  'RecordScreeningResult',
+  'SetRiskOverride',
+  'RequestReevaluation',
+] as const;
+export type CustomerCommandType = (typeof CustomerCommandTypes)[number];
+
+export type RiskLevel = 'NONE' | 'LOW' | 'MEDIUM' | 'HIGH' | 'EXTREME';
+export type CustomerStatus = 'PENDING' | 'ACTIVE' | 'REJECTED' | 'SUSPENDED' | 'CLOSED';
+export type ScreeningList = 'SANCTIONS' | 'PEP' | 'ADVERSE_MEDIA' | 'INTERNAL_LIST';
+export type Channel = 'SINGLE' | 'BATCH' | 'SIMPLIFIED';
+
+/** The accepted customer record (validated by schemas/http/customer.v1.schema.json at the ingress). */
+export type CustomerRecord = Record<string, unknown> & {
+  communicationNumber: string;
+  businessUnit: string;
+  customerExtId: string;
+  entityType: 'INDIVIDUAL' | 'ORGANIZATION';
+  action?: 'CREATE' | 'UPDATE';
+  sourceOfRiskLevel?: 'EVALUATE' | 'IMPORT';
+  riskLevel?: RiskLevel;
+  customerStatus?: CustomerStatus;
+  closingDate?: string;
+  riskManagementCategory?: string;
+  initializeScreeningProcesses?: ScreeningList[];
+  listPurpose?: 'WHITE' | 'BLACK';
+};
+
+export interface AssessmentData {
+  source: 'EVALUATE' | 'IMPORT' | 'OVERRIDE';
+  level: RiskLevel;
+  score?: number;
+  matrixId?: string;
+  matrixVersion?: number;
+  explanation?: Record<string, unknown>;
+  override?: Record<string, unknown>;
+}
+
+export interface ScreeningHit {
+  list: ScreeningList;
+  source: string;
+  entryId: string;
+  names?: string[];
+  matchedName: string;
+  score: number;
+  subject?: string;
+  explanation?: Record<string, unknown>;
+  suppressed?: boolean;
+}
+
+/** Event data by type (mirrors schemas/events/*.v1.schema.json `data`). */
+export interface CustomerEventData {
+  CustomerCreated: { customer: CustomerRecord; sourceOfRiskLevel: 'EVALUATE' | 'IMPORT'; channel: Channel; simplified?: boolean };
+  CustomerUpdated: { customer: CustomerRecord; sourceOfRiskLevel: 'EVALUATE' | 'IMPORT'; channel: Channel; simplified?: boolean };
+  CustomerStatusChanged: { from?: CustomerStatus | null; to: CustomerStatus; closingDate?: string };
+  InternalListPurposeRecorded: { listPurpose: 'WHITE' | 'BLACK' };
+  RiskEvaluationRequested: {
+    requestId: string;
+    reason: 'IMPORT_EVALUATE' | 'CUSTOMER_UPDATED' | 'SCREENING_CHANGED' | 'MATRIX_ACTIVATED' | 'OVERRIDE_EXPIRED';
+  };
+  RiskAssessed: { requestId?: string; assessment: AssessmentData; previousLevel?: RiskLevel | null };
+  RiskOverrideSet: { level: RiskLevel; reason: string; expiresAt?: string; setBy: string };
+  ScreeningRequested: { requestId: string; lists: ScreeningList[]; reason?: string };
+  ScreeningCompleted: {
+    requestId: string;
+    list: ScreeningList;
+    matched: boolean;
+    hits: ScreeningHit[];
+    snapshotVersion?: string;
+    changed?: boolean;
+  };
+  CustomerCommandRejected: { commandType: string; errorCode: string; errorDescription: string; field?: string };
+}
+
+/** Command data by type (mirrors schemas/commands/*.v1.schema.json `data`). */
+export interface CustomerCommandData {
+  ImportCustomer: { customer: CustomerRecord; channel: 'SINGLE' | 'BATCH' };
+  ImportSimplifiedCustomer: { customer: CustomerRecord };
+  RecordRiskAssessment: { requestId: string; assessment: AssessmentData };
+  RecordScreeningResult: {
+    requestId: string;
+    list: ScreeningList;
+    matched: boolean;
+    hits: ScreeningHit[];
+    snapshotVersion?: string;
+  };
+  SetRiskOverride: { level: RiskLevel; reason: string; expiresAt?: string; setBy: string };
+  RequestReevaluation: { reason: 'MATRIX_ACTIVATED' | 'SCREENING_CHANGED' | 'OVERRIDE_EXPIRED' };
+}
+
+export interface EventEnvelope<T extends string = string, D = unknown> {
+  eventId: string;
+  type: T;
+  streamId: string;
+  streamVersion: number;
+  occurredAt: string;
+  correlationId: string;
+  causationId: string;
+  businessUnit: string;
+  customerExtId: string;
+  data: D;
+}
+
+export interface CommandEnvelope<T extends string = string, D = unknown> {
+  commandId: string;
+  type: T;
+  streamId: string;
+  issuedAt: string;
+  correlationId: string;
+  causationId?: string;
+  businessUnit: string;
+  customerExtId: string;
+  issuedBy?: string;
+  data: D;
+}
+
+export type CustomerEvent = { [K in CustomerEventType]: EventEnvelope<K, CustomerEventData[K]> }[CustomerEventType];
+export type CustomerCommand = {
+  [K in CustomerCommandType]: CommandEnvelope<K, CustomerCommandData[K]>;
+}[CustomerCommandType];
+
+export interface MessageSchema {
+  kind: 'events' | 'commands' | 'operations';
+  type: string;
+  subject: string;
+  schema: { title: string; $id?: string; [k: string]: unknown };
+}
+
+/** The repository's schemas/ folder, from src/ (tests) and dist/ (runtime) alike. */
+export function schemasDir(): string {
+  return process.env.CRS_SCHEMAS_DIR ?? join(__dirname, '..', '..', '..', 'schemas');
+}
+
+/** Every message schema under schemas/{events,commands,operations}, keyed by its message type (title). */
+export function loadMessageSchemas(dir = schemasDir()): MessageSchema[] {
+  const out: MessageSchema[] = [];
+  for (const kind of ['events', 'commands', 'operations'] as const) {
+    let files: string[];
+    try {
+      files = readdirSync(join(dir, kind)).filter((f) => f.endsWith('.schema.json'));
+    } catch {
+      continue;
+    }
+    for (const f of files.sort()) {
+      const schema = JSON.parse(readFileSync(join(dir, kind, f), 'utf8')) as MessageSchema['schema'];
+      const props = schema.properties as { type?: { const?: string } } | undefined;
+      const type = props?.type?.const ?? schema.title;
+      out.push({ kind, type, subject: `crs.${kind}.${type}`, schema });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,82 @@
+/**
+ * Every topic the system uses, with its partitioning and retention. Topics are created by the project
+ * (`admin init`), never by broker auto-creation. Names follow `<context>.<aggregate>.<kind>.v<N>`;
+ * customer commands and events are co-partitioned (same key, same partition count) so the decider that
+ * owns command partition p also owns the event history of partition p.
+ */
+export interface TopicSpec {
+  name: string;
+  /** ms; -1 keeps forever */
+  retentionMs: number;
+  cleanupPolicy: 'delete' | 'compact';
+  /** Partitions follow the deployment's TOPIC_PARTITIONS unless fixed here. */
+  partitions?: number;
+  description: string;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+
+export const Topics = {
+  customerCommands: {
+    name: 'crs.customer.commands.v1',
+    retentionMs: 14 * DAY,
+    cleanupPolicy: 'delete',
+    description: 'Commands for the customer decider, keyed <businessUnit>:<customerExtId>',
+  },
+  customerEvents: {
+    name: 'crs.customer.events.v1',
+    retentionMs: -1,
+    cleanupPolicy: 'delete',
+    description: 'The customer event log: the system of record, kept forever',
+  },
+  operationIngest: {
+    name: 'crs.operation.ingest.v1',
+    retentionMs: 30 * DAY,
+    cleanupPolicy: 'delete',
+    description: 'Operations (payments, transactions) from upstream systems, keyed <businessUnit>:<operationExtId>',
+  },
+  operationCommands: {
+    name: 'crs.operation.commands.v1',
+    retentionMs: 14 * DAY,
+    cleanupPolicy: 'delete',
+    description: 'Commands for the operation decider (archive)',
+  },
+  operationEvents: {
+    name: 'crs.operation.events.v1',
+    retentionMs: -1,
+    cleanupPolicy: 'delete',
+    description: 'Operation events (registered, archived), kept forever',
+  },
+  screeningLists: {
+    name: 'crs.screening.lists.v1',
+    retentionMs: -1,
+    cleanupPolicy: 'delete',
+    partitions: 1,
+    description: 'List snapshot events (version, content hash, entry count)',
+  },
+  riskMatrices: {
+    name: 'crs.risk.matrix.v1',
+    retentionMs: -1,
+    cleanupPolicy: 'delete',
+    partitions: 1,
+    description: 'Risk matrix versions and activations',
+  },
+  callbackRetry: {
+    name: 'crs.callback.retry.v1',
+    retentionMs: 7 * DAY,
+    cleanupPolicy: 'delete',
+    description: 'Callbacks waiting for a retry, with their due time',
+  },
+  callbackDeadLetter: {
+    name: 'crs.callback.dlq.v1',
+    retentionMs: 90 * DAY,
+    cleanupPolicy: 'delete',
+    description: 'Callbacks that exhausted their attempts',
+  },
+} as const satisfies Record<string, TopicSpec>;
+
+export type TopicKey = keyof typeof Topics;
+
+export function streamKey(businessUnit: string, extId: string): string {
+  return `${businessUnit}:${extId}`;
+}

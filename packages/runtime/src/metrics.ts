@@ -1,0 +1,47 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export { Counter, Gauge, Histogram, Registry };
+
+/**
+ * One registry per service (never the prom-client global), so tests can build several services in
+ * one process without metric name clashes.
+ */
+export function createMetricsRegistry(service: string): Registry {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+export function getOrCreate<T>(registry: Registry, name: string, make: () => T): T {
+  return (registry.getSingleMetric(name) as T | undefined) ?? make();
+}
+
+export function processingHistogram(registry: Registry): Histogram<'topic' | 'handler' | 'outcome'> {
+  return getOrCreate(
+    registry,
+    'message_processing_duration_seconds',
+    () =>
+      new Histogram({
+        name: 'message_processing_duration_seconds',
+        help: 'Time to process one consumed message, by topic, handler and outcome',
+        labelNames: ['topic', 'handler', 'outcome'],
+        buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+        registers: [registry],
+      }),
+  );
+}
+
+export function consumerLagGauge(registry: Registry): Gauge<'topic' | 'partition' | 'group'> {
+  return getOrCreate(
+    registry,
+    'kafka_consumer_lag',
+    () =>
+      new Gauge({
+        name: 'kafka_consumer_lag',
+        help: 'Messages between the last processed offset and the high watermark',
+        labelNames: ['topic', 'partition', 'group'],
+        registers: [registry],
+      }),
+  );
+}

@@ -1,0 +1,82 @@
+import { performance } from 'node:perf_hooks';
+import { loadAllDemoLists } from '../loaders/demo-lists';
+import { buildIndex, screen, type ScreeningQuery } from '../screening';
+import { readPersons } from './datasets';
+
+export interface BenchmarkFigure {
+  name: string;
+  value: number;
+  unit: string;
+}
+
+export interface BenchmarkOptions {
+  dataDir: string;
+  /** Number of timed screenings (default 5,000). */
+  queries?: number;
+  loadedAt?: string;
+}
+
+function heapMb(): number {
+  return Math.round((process.memoryUsage().heapUsed / 1024 / 1024) * 10) / 10;
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+/**
+ * Loads every list, builds the index and times person screenings on this (single) thread over
+ * queries drawn from the negative (80 %) and positive (20 %) evaluation files.
+ */
+export function runBenchmark(options: BenchmarkOptions): BenchmarkFigure[] {
+  const count = options.queries ?? 5000;
+  const loadedAt = options.loadedAt ?? '1970-01-01T00:00:00.000Z';
+  const heapBefore = heapMb();
+  let t0 = performance.now();
+  const snapshots = loadAllDemoLists(options.dataDir, loadedAt);
+  const loadMs = performance.now() - t0;
+  const heapAfterLoad = heapMb();
+  t0 = performance.now();
+  const index = buildIndex(snapshots);
+  const indexMs = performance.now() - t0;
+  const heapAfterIndex = heapMb();
+
+  const negatives = readPersons(options.dataDir, 'negatives_global.csv');
+  const positives = [
+    ...readPersons(options.dataDir, 'positives_un_treated.csv'),
+    ...readPersons(options.dataDir, 'positives_us_congress_untreated.csv'),
+  ];
+  const queries: ScreeningQuery[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const row = i % 5 === 4 ? positives[(i * 7) % positives.length]! : negatives[(i * 13) % negatives.length]!;
+    const q: ScreeningQuery = { name: row.full_name, entityType: 'INDIVIDUAL' };
+    if (row.date_of_birth) q.birthDate = row.date_of_birth;
+    if (row.nationality) q.countries = [row.nationality];
+    queries.push(q);
+  }
+  for (const q of queries.slice(0, 200)) screen(index, q); // warm-up: JIT and the query token cache
+  const latencies: number[] = [];
+  let hits = 0;
+  const start = performance.now();
+  for (const q of queries) {
+    const t = performance.now();
+    hits += screen(index, q).length;
+    latencies.push(performance.now() - t);
+  }
+  const totalMs = performance.now() - start;
+  latencies.sort((a, b) => a - b);
+  const r = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
+  return [
+    { name: 'lists.load', value: r(loadMs, 0), unit: 'ms' },
+    { name: 'lists.entries', value: snapshots.reduce((a, s) => a + s.entryCount, 0), unit: 'entries' },
+    { name: 'lists.heap', value: r(heapAfterLoad - heapBefore, 1), unit: 'MB' },
+    { name: 'index.build', value: r(indexMs, 0), unit: 'ms' },
+    { name: 'index.names', value: index.names.length, unit: 'names' },
+    { name: 'index.heap', value: r(heapAfterIndex - heapAfterLoad, 1), unit: 'MB' },
+    { name: 'screening.throughput', value: r((queries.length / totalMs) * 1000, 0), unit: 'screenings/s' },
+    { name: 'screening.p50', value: r(percentile(latencies, 50), 3), unit: 'ms' },
+    { name: 'screening.p99', value: r(percentile(latencies, 99), 3), unit: 'ms' },
+    { name: 'screening.queries', value: queries.length, unit: 'queries' },
+    { name: 'screening.hits', value: hits, unit: 'hits' },
+  ];
+}

@@ -1,0 +1,71 @@
+import { transliterate } from 'transliteration';
+import type { EntityType } from '../model';
+import { foldAccents } from './fold';
+
+/** Honorifics, ranks and religious titles that say nothing about who a person is. */
+export const TITLES: ReadonlySet<string> = new Set([
+  'mr', 'mrs', 'ms', 'miss', 'mx', 'dr', 'prof', 'sir', 'dame', 'lord', 'lady', 'hon', 'honorable', 'rev',
+  'sheikh', 'shaikh', 'shaykh', 'sheik', 'cheikh', 'haji', 'hajji', 'hadji', 'alhaj', 'alhaji', 'hajj',
+  'mullah', 'mulla', 'maulavi', 'mawlawi', 'maulvi', 'maulana', 'mawlana', 'qari', 'imam', 'ayatollah', 'emir', 'amir',
+  'president', 'presidente', 'prasident', 'predsjednik', 'presedintele', 'presiden', 'elnok', 'prezident', 'presidentti',
+  'general', 'gen', 'col', 'colonel', 'capt', 'captain', 'maj', 'major', 'lt', 'sgt', 'brig',
+  'senator', 'sen', 'rep', 'representative', 'congressman', 'congresswoman', 'minister',
+  'jr', 'sr', 'ii', 'iii', 'iv',
+]);
+
+/** Name particles that publishers write, join or drop inconsistently ("al-Qahtani", "bin Laden", "van Dijk"). */
+export const PARTICLES: ReadonlySet<string> = new Set([
+  'al', 'el', 'ul', 'bin', 'ibn', 'bint', 'binti', 'ben', 'bte', 'de', 'del', 'della', 'der', 'den', 'di', 'da', 'das', 'dos', 'du',
+  'la', 'le', 'van', 'von', 'y', 'of', 'the', 'and',
+]);
+
+/** Company legal forms, written without dots ("S.A." arrives here as "sa"). */
+export const LEGAL_FORMS: ReadonlySet<string> = new Set([
+  'llc', 'ltd', 'limited', 'inc', 'incorporated', 'corp', 'corporation', 'co', 'company', 'plc', 'llp', 'lp',
+  'gmbh', 'ag', 'kg', 'mbh', 'sa', 'sas', 'sarl', 'srl', 'spa', 'sl', 'sad', 'sae', 'bv', 'nv', 'oy', 'ab', 'as', 'asa', 'aps',
+  'jsc', 'ojsc', 'cjsc', 'pjsc', 'ooo', 'zao', 'oao', 'pao', 'ao', 'tov', 'pp', 'chp', 'ip',
+  'fze', 'fzco', 'fzc', 'fzllc', 'fz', 'dmcc', 'pte', 'pty', 'sdn', 'bhd', 'tbk', 'pt', 'kft', 'zrt', 'sro', 'doo', 'dd', 'ad', 'ead',
+  'ltda', 'cv', 'ska', 'sp', 'zoo', 'kk', 'jsc', 'sal', 'wll', 'spc', 'est', 'establishment', 'llp', 'gie',
+]);
+
+/** Vessel name prefixes ("M/V", "MT"). */
+const VESSEL_PREFIXES: ReadonlySet<string> = new Set(['mv', 'mt', 'ss', 'mys', 'fv']);
+
+export type NameKind = 'person' | 'organization' | 'vessel';
+
+export function nameKind(entityType: EntityType | undefined): NameKind {
+  if (entityType === 'INDIVIDUAL' || entityType === undefined) return 'person';
+  if (entityType === 'VESSEL' || entityType === 'AIRCRAFT') return 'vessel';
+  return 'organization';
+}
+
+// Hangul is written without spaces between given-name syllables; romanising syllable by syllable
+// lets "김정은" line up with "Kim Jong Un".
+const HANGUL = /([\uac00-\ud7a3])(?=[\uac00-\ud7a3])/g;
+
+/** Folds a name to lower-case ASCII words: transliteration, NFKD accent folding, punctuation removal. */
+export function foldName(name: string): string {
+  const latin = transliterate(name.replace(HANGUL, '$1 '), { unknown: ' ' });
+  return foldAccents(latin)
+    .toLowerCase()
+    .replace(/['’ʼ`´]/g, '')
+    .replace(/(\p{L})\.(?=\p{L}\.)/gu, '$1')
+    .replace(/\./g, '')
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
+}
+
+/**
+ * Comparable tokens of a name: folded words without titles, particles and (for organisations)
+ * legal forms. If removing them would leave nothing, the folded words are kept.
+ */
+export function nameTokens(name: string, kind: NameKind): string[] {
+  const words = foldName(name).split(' ').filter(Boolean);
+  const kept = words.filter((w) => {
+    if (TITLES.has(w) || PARTICLES.has(w)) return false;
+    if (kind === 'organization' && LEGAL_FORMS.has(w)) return false;
+    if (kind === 'vessel' && (VESSEL_PREFIXES.has(w) || LEGAL_FORMS.has(w))) return false;
+    return true;
+  });
+  return kept.length > 0 ? kept : words;
+}

@@ -1,0 +1,47 @@
+/** The four list families a customer can be screened against (interface.md, initializeScreeningProcesses). */
+export type ScreeningList = 'SANCTIONS' | 'PEP' | 'ADVERSE_MEDIA' | 'INTERNAL_LIST';
+
+export const SCREENING_LISTS: readonly ScreeningList[] = ['SANCTIONS', 'PEP', 'ADVERSE_MEDIA', 'INTERNAL_LIST'];
+
+/** Publisher of a list snapshot. Free-form beyond the known ones so operators can add providers. */
+export type ListSource = 'OFAC_SDN' | 'OFAC_CONS' | 'UN' | 'US_CONGRESS_PEP' | 'ADVERSE_MEDIA_DEMO' | 'INTERNAL' | (string & {});
+
+export type EntityType = 'INDIVIDUAL' | 'ORGANIZATION' | 'VESSEL' | 'AIRCRAFT';
+
+export interface Identifier {
+  /** Normalised type, e.g. PASSPORT, NATIONAL_ID, TAX_ID, REGISTRATION, IMO, LEI, UN_REFERENCE. */
+  type: string;
+  value: string;
+}
+
+/** One listed party in the publisher-independent shape the matcher works on. */
+export interface ListEntry {
+  list: ScreeningList;
+  source: ListSource;
+  /** Stable within the source (OFAC ent_num, UN DATAID, Senzing RECORD_ID, ...). */
+  id: string;
+  entityType: EntityType;
+  /** Primary name first, then aliases, as published. */
+  names: string[];
+  /** `YYYY`, `YYYY-MM` or `YYYY-MM-DD`. */
+  birthDates?: string[];
+  /** ISO 3166-1 alpha-2 codes where the publisher's country could be resolved, else the published text. */
+  countries?: string[];
+  identifiers?: Identifier[];
+  programs?: string[];
+  remarks?: string;
+}
+
+export interface ListSnapshot {
+  list: ScreeningList;
+  source: ListSource;
+  /** sha256 (hex) of the raw input files, in a fixed order: equal inputs give equal versions. */
+  version: string;
+  entryCount: number;
+  /** ISO timestamp passed in by the caller (the library never reads the clock). */
+  loadedAt: string;
+  entries: ListEntry[];
+}
+
+/** A file path or the bytes themselves, so production can fetch lists from their URLs. */
+export type ListInput = string | Buffer | Uint8Array;

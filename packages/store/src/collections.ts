@@ -1,0 +1,64 @@
+import type { Db, Collection, Document } from 'mongodb';
+
+/** Base names of the read models; the projector may switch a name to a rebuilt copy (see ProjectionCatalog). */
+export const ProjectionNames = ['customers', 'assessments', 'screenings', 'communication_events', 'operations', 'alerts'] as const;
+export type ProjectionName = (typeof ProjectionNames)[number];
+
+/** Collections owned by one service, not rebuilt from the log. */
+export const OwnedCollections = {
+  reservations: 'comm_reservations',
+  classifiers: 'classifiers',
+  deliveries: 'callback_deliveries',
+  projectionCatalog: 'projection_catalog',
+  decisions: 'screening_decisions',
+} as const;
+
+const CACHE_MS = 1000;
+
+/**
+ * Read models are addressed through a catalogue document, so a replay can build fresh collections
+ * beside the live ones and swap them in with one write (FerretDB v1 has no renameCollection with
+ * dropTarget we could rely on, and no transactions).
+ */
+export class ProjectionCatalog {
+  private cache = new Map<string, { name: string; at: number }>();
+
+  constructor(private readonly db: Db) {}
+
+  async activeName(base: ProjectionName): Promise<string> {
+    const hit = this.cache.get(base);
+    const now = Date.now();
+    if (hit && now - hit.at < CACHE_MS) return hit.name;
+    const doc = await this.db
+      .collection<{ _id: string; active: string }>(OwnedCollections.projectionCatalog)
+      .findOne({ _id: base });
+    const name = doc?.active ?? base;
+    this.cache.set(base, { name, at: now });
+    return name;
+  }
+
+  async collection<T extends Document = Document>(base: ProjectionName): Promise<Collection<T>> {
+    return this.db.collection<T>(await this.activeName(base));
+  }
+
+  async activate(base: ProjectionName, name: string): Promise<void> {
+    await this.db
+      .collection<{ _id: string; active: string; activatedAt: Date }>(OwnedCollections.projectionCatalog)
+      .updateOne({ _id: base }, { $set: { active: name, activatedAt: new Date() } }, { upsert: true });
+    this.cache.delete(base);
+  }
+
+  invalidate(): void {
+    this.cache.clear();
+  }
+}
+
+/** Indexes every read model needs; created idempotently by the projector on start and by replay. */
+export async function ensureProjectionIndexes(db: Db, names: Record<ProjectionName, string>): Promise<void> {
+  await db.collection(names.customers).createIndex({ businessUnit: 1, customerExtId: 1 });
+  await db.collection(names.assessments).createIndex({ streamId: 1, streamVersion: 1 });
+  await db.collection(names.screenings).createIndex({ streamId: 1, streamVersion: 1 });
+  await db.collection(names.communication_events).createIndex({ businessUnit: 1, communicationNumber: 1 });
+  await db.collection(names.operations).createIndex({ businessUnit: 1, extId: 1 });
+  await db.collection(names.alerts).createIndex({ businessUnit: 1 });
+}

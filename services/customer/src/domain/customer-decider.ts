@@ -1,0 +1,200 @@
+import type {
+  CustomerCommand,
+  CustomerEventData,
+  CustomerEventType,
+  CustomerRecord,
+  CustomerStatus,
+  RiskLevel,
+  ScreeningList,
+} from '@crs/contracts';
+import { hitKeys, type CustomerState } from './customer-state';
+import { canTransition } from './status-lifecycle';
+import {
+  CustomerAlreadyExistsError,
+  CustomerDowngradeError,
+  CustomerNotFoundError,
+  CustomerNotScorableError,
+  CustomerStatusTransitionError,
+} from './customer-errors';
+
+export type NewEvent = { [K in CustomerEventType]: { type: K; data: CustomerEventData[K] } }[CustomerEventType];
+
+/** What a simplified customer is screened against: it exists for screening (reference product). */
+export const SIMPLIFIED_SCREENING_LISTS: ScreeningList[] = ['SANCTIONS', 'PEP'];
+
+/** Time arrives from the shell; the decider never reads a clock. */
+export interface DecisionContext {
+  /** ISO date-time of the decision */
+  now: string;
+}
+
+function overrideActive(state: CustomerState, now: string): boolean {
+  return !!state.override && (!state.override.expiresAt || state.override.expiresAt > now);
+}
+
+function importEvents(
+  command: Extract<CustomerCommand, { type: 'ImportCustomer' }>,
+  state: CustomerState,
+): NewEvent[] {
+  const customer: CustomerRecord = command.data.customer;
+  const channel = command.data.channel;
+  const upgrade = state.exists && state.simplified;
+  const action = customer.action ?? 'CREATE';
+  if (action === 'CREATE' && state.exists && !upgrade) throw new CustomerAlreadyExistsError();
+  if (action === 'UPDATE' && !state.exists) throw new CustomerNotFoundError();
+
+  const requested = customer.customerStatus as CustomerStatus | undefined;
+  const from = state.exists && !upgrade ? state.status : undefined;
+  if (requested && !canTransition(from, requested)) throw new CustomerStatusTransitionError(from ?? 'none', requested);
+
+  // Batch import never evaluates or screens and defaults to IMPORT (reference product).
+  const source = channel === 'BATCH' ? 'IMPORT' : (customer.sourceOfRiskLevel ?? 'IMPORT');
+  // UPDATE replaces the data as a whole; a status left out keeps the current one.
+  const stored: CustomerRecord =
+    requested || !state.status ? customer : { ...customer, customerStatus: state.status };
+  const events: NewEvent[] = [
+    {
+      type: state.exists ? 'CustomerUpdated' : 'CustomerCreated',
+      data: { customer: stored, sourceOfRiskLevel: source, channel, simplified: false },
+    },
+  ];
+  if (requested && requested !== state.status) {
+    events.push({
+      type: 'CustomerStatusChanged',
+      data: {
+        from: state.status ?? null,
+        to: requested,
+        ...(requested === 'CLOSED' && customer.closingDate ? { closingDate: customer.closingDate } : {}),
+      },
+    });
+  }
+  if (customer.listPurpose && customer.listPurpose !== state.listPurpose) {
+    events.push({ type: 'InternalListPurposeRecorded', data: { listPurpose: customer.listPurpose } });
+  }
+  if (source === 'IMPORT') {
+    if (customer.riskLevel) {
+      events.push({
+        type: 'RiskAssessed',
+        data: {
+          assessment: { source: 'IMPORT', level: customer.riskLevel as RiskLevel },
+          previousLevel: state.assessment?.level ?? null,
+        },
+      });
+    }
+  } else {
+    events.push({ type: 'RiskEvaluationRequested', data: { requestId: `${command.commandId}:eval`, reason: 'IMPORT_EVALUATE' } });
+  }
+  const lists = channel === 'BATCH' ? [] : [...new Set(customer.initializeScreeningProcesses ?? [])];
+  if (lists.length > 0) {
+    events.push({ type: 'ScreeningRequested', data: { requestId: `${command.commandId}:screen`, lists } });
+  }
+  return events;
+}
+
+/**
+ * The customer decider: pure, deterministic, total over commands. Rejections are thrown as
+ * CustomerCommandRejectedError; a command already applied (same communicationNumber, or a reactor
+ * answer to a request that is no longer open) decides nothing.
+ */
+export function decide(command: CustomerCommand, state: CustomerState, ctx: DecisionContext): NewEvent[] {
+  switch (command.type) {
+    case 'ImportCustomer':
+      if (state.recentCorrelations.includes(command.correlationId)) return [];
+      return importEvents(command, state);
+
+    case 'ImportSimplifiedCustomer': {
+      if (state.recentCorrelations.includes(command.correlationId)) return [];
+      if (state.exists && !state.simplified) throw new CustomerDowngradeError();
+      return [
+        {
+          type: state.exists ? 'CustomerUpdated' : 'CustomerCreated',
+          data: { customer: command.data.customer, sourceOfRiskLevel: 'IMPORT', channel: 'SIMPLIFIED', simplified: true },
+        },
+        { type: 'ScreeningRequested', data: { requestId: `${command.commandId}:screen`, lists: SIMPLIFIED_SCREENING_LISTS } },
+      ];
+    }
+
+    case 'RecordRiskAssessment': {
+      const reason = state.pendingEvaluations[command.data.requestId];
+      if (reason === undefined || !state.exists) return [];
+      const a = command.data.assessment;
+      const prev = state.assessment;
+      const unchanged = prev && prev.level === a.level && prev.score === a.score && prev.matrixVersion === a.matrixVersion;
+      // A re-evaluation that changes nothing is not news; an evaluation the client asked for always is.
+      if (unchanged && reason !== 'IMPORT_EVALUATE') return [];
+      const effective =
+        overrideActive(state, ctx.now) && state.override
+          ? { ...a, level: state.override.level, override: { ...state.override, computedLevel: a.level } }
+          : a;
+      return [
+        {
+          type: 'RiskAssessed',
+          data: { requestId: command.data.requestId, assessment: effective, previousLevel: prev?.level ?? null },
+        },
+      ];
+    }
+
+    case 'RecordScreeningResult': {
+      const open = state.pendingScreenings[command.data.requestId];
+      if (!open || !open.includes(command.data.list)) return [];
+      const before = state.screening[command.data.list];
+      const keys = hitKeys(command.data.hits);
+      const changed = !before || before.matched !== command.data.matched || before.hitKeys.join() !== keys.join();
+      const events: NewEvent[] = [
+        {
+          type: 'ScreeningCompleted',
+          data: {
+            requestId: command.data.requestId,
+            list: command.data.list,
+            matched: command.data.matched,
+            hits: command.data.hits,
+            changed,
+            ...(command.data.snapshotVersion ? { snapshotVersion: command.data.snapshotVersion } : {}),
+          },
+        },
+      ];
+      if (changed && before && !state.simplified && state.sourceOfRiskLevel === 'EVALUATE') {
+        events.push({
+          type: 'RiskEvaluationRequested',
+          data: { requestId: `${command.commandId}:eval`, reason: 'SCREENING_CHANGED' },
+        });
+      }
+      return events;
+    }
+
+    case 'SetRiskOverride': {
+      if (!state.exists) throw new CustomerNotFoundError();
+      if (state.simplified) throw new CustomerNotScorableError();
+      const { level, reason, expiresAt, setBy } = command.data;
+      return [
+        { type: 'RiskOverrideSet', data: { level, reason, setBy, ...(expiresAt ? { expiresAt } : {}) } },
+        {
+          type: 'RiskAssessed',
+          data: {
+            assessment: {
+              source: 'OVERRIDE',
+              level,
+              override: { reason, setBy, ...(expiresAt ? { expiresAt } : {}), computedLevel: state.assessment?.level ?? null },
+            },
+            previousLevel: state.assessment?.level ?? null,
+          },
+        },
+      ];
+    }
+
+    case 'RequestReevaluation': {
+      if (!state.exists || state.simplified) return [];
+      return [
+        {
+          type: 'RiskEvaluationRequested',
+          data: { requestId: `${command.commandId}:eval`, reason: command.data.reason },
+        },
+      ];
+    }
+
+    default: {
+      const unreachable: never = command;
+      return unreachable;
+    }
+  }
+}

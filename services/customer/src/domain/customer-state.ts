@@ -1,0 +1,114 @@
+import type {
+  AssessmentData,
+  CustomerEvent,
+  CustomerRecord,
+  CustomerStatus,
+  RiskLevel,
+  ScreeningHit,
+  ScreeningList,
+} from '@crs/contracts';
+
+export interface CustomerState {
+  exists: boolean;
+  simplified: boolean;
+  /** Stream version of the last applied event (0 = no history). */
+  version: number;
+  customer?: CustomerRecord;
+  status?: CustomerStatus;
+  sourceOfRiskLevel?: 'EVALUATE' | 'IMPORT';
+  listPurpose?: 'WHITE' | 'BLACK';
+  assessment?: AssessmentData;
+  override?: { level: RiskLevel; reason: string; expiresAt?: string; setBy: string };
+  /** Open requests to reactors, so a late or repeated answer is recognised. */
+  pendingEvaluations: Record<string, string>;
+  pendingScreenings: Record<string, ScreeningList[]>;
+  screening: Partial<Record<ScreeningList, { matched: boolean; hitKeys: string[] }>>;
+  /** The last communicationNumbers applied to this customer: a re-delivered import is a no-op. */
+  recentCorrelations: string[];
+}
+
+const MAX_RECENT_CORRELATIONS = 200;
+
+export function initialState(): CustomerState {
+  return {
+    exists: false,
+    simplified: false,
+    version: 0,
+    pendingEvaluations: {},
+    pendingScreenings: {},
+    screening: {},
+    recentCorrelations: [],
+  };
+}
+
+export function hitKeys(hits: ScreeningHit[]): string[] {
+  return hits
+    .filter((h) => !h.suppressed)
+    .map((h) => `${h.subject ?? 'CUSTOMER'}|${h.source}|${h.entryId}`)
+    .sort();
+}
+
+function remember(list: string[], correlationId: string): string[] {
+  if (list.includes(correlationId)) return list;
+  const next = [...list, correlationId];
+  return next.length > MAX_RECENT_CORRELATIONS ? next.slice(next.length - MAX_RECENT_CORRELATIONS) : next;
+}
+
+/** Re-evaluations that changed nothing leave their request open; only the newest few are kept. */
+function bounded<V>(pending: Record<string, V>, max = 20): Record<string, V> {
+  const keys = Object.keys(pending);
+  return keys.length <= max ? pending : Object.fromEntries(keys.slice(keys.length - max).map((k) => [k, pending[k]!]));
+}
+
+/** Pure and total: folds one event into the state; never throws. */
+export function evolve(state: CustomerState, event: CustomerEvent): CustomerState {
+  const s: CustomerState = { ...state, version: Math.max(state.version, event.streamVersion) };
+  switch (event.type) {
+    case 'CustomerCreated':
+    case 'CustomerUpdated': {
+      const d = event.data;
+      return {
+        ...s,
+        exists: true,
+        simplified: d.simplified === true,
+        customer: d.customer,
+        sourceOfRiskLevel: d.sourceOfRiskLevel,
+        status: (d.customer.customerStatus as CustomerStatus | undefined) ?? s.status,
+        recentCorrelations: remember(s.recentCorrelations, event.correlationId),
+      };
+    }
+    case 'CustomerStatusChanged':
+      return { ...s, status: event.data.to };
+    case 'InternalListPurposeRecorded':
+      return { ...s, listPurpose: event.data.listPurpose };
+    case 'RiskEvaluationRequested':
+      return { ...s, pendingEvaluations: bounded({ ...s.pendingEvaluations, [event.data.requestId]: event.data.reason }) };
+    case 'RiskAssessed': {
+      const pending = { ...s.pendingEvaluations };
+      if (event.data.requestId) delete pending[event.data.requestId];
+      return { ...s, assessment: event.data.assessment, pendingEvaluations: pending };
+    }
+    case 'RiskOverrideSet':
+      return { ...s, override: { ...event.data } };
+    case 'ScreeningRequested':
+      return { ...s, pendingScreenings: { ...s.pendingScreenings, [event.data.requestId]: event.data.lists } };
+    case 'ScreeningCompleted': {
+      const d = event.data;
+      const remaining = (s.pendingScreenings[d.requestId] ?? []).filter((l) => l !== d.list);
+      const pending = { ...s.pendingScreenings };
+      if (remaining.length > 0) pending[d.requestId] = remaining;
+      else delete pending[d.requestId];
+      return {
+        ...s,
+        pendingScreenings: pending,
+        screening: { ...s.screening, [d.list]: { matched: d.matched, hitKeys: hitKeys(d.hits) } },
+      };
+    }
+    case 'CustomerCommandRejected':
+      return { ...s, recentCorrelations: remember(s.recentCorrelations, event.correlationId) };
+    default: {
+      const unreachable: never = event;
+      return unreachable;
+    }
+  }
+}
