@@ -36,7 +36,7 @@ case "${1:-}" in
   start)
     install
     bash deploy/local/stack.sh up
-    node deploy/local/services.mjs up
+    node deploy/local/services.cjs up
     echo "==> ingress: http://127.0.0.1:${INGRESS_PORT:-8080}  (token: pnpm token)"
     ;;
   test)
@@ -44,7 +44,7 @@ case "${1:-}" in
     bash deploy/local/test.sh
     ;;
   stop)
-    node deploy/local/services.mjs down || true
+    node deploy/local/services.cjs down || true
     bash deploy/local/stack.sh down
     ;;
   *) echo "usage: $0 install|start|test|stop" >&2; exit 2 ;;

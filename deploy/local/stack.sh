@@ -196,8 +196,10 @@ component_ports() {
 
 # Detached from the caller's session, so Ctrl-C in a terminal or the end of a CI step's process
 # group does not take the servers down with it; `stop` ends the whole group it leads.
+declare -A LAUNCHED_AT=()
 spawn() {
   local name="$1"; shift
+  LAUNCHED_AT[$name]="$SECONDS"
   local log; log="$(log_file "$name")"
   printf '\n===== %s start (stack.sh) =====\n' "$(date -u +%FT%TZ)" >>"$log"
   setsid "$@" </dev/null >>"$log" 2>&1 &
@@ -273,7 +275,7 @@ probe() {
 }
 
 wait_ready() {
-  local name="$1" started="$SECONDS" pid
+  local name="$1" started="${LAUNCHED_AT[$1]:-$SECONDS}" pid
   while :; do
     if ! pid="$(running_pid "$name")"; then
       tail -n 40 "$(log_file "$name")" >&2

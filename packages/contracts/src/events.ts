@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RiskLevel, CustomerStatus } from './generated/http/customer-parts.v1';
 
 /**
  * The message catalogue: every event and command type, its registry subject and its JSON Schema
@@ -29,13 +30,11 @@ export const CustomerCommandTypes = [
 ] as const;
 export type CustomerCommandType = (typeof CustomerCommandTypes)[number];
 
-export type RiskLevel = 'NONE' | 'LOW' | 'MEDIUM' | 'HIGH' | 'EXTREME';
-export type CustomerStatus = 'PENDING' | 'ACTIVE' | 'REJECTED' | 'SUSPENDED' | 'CLOSED';
-export type ScreeningList = 'SANCTIONS' | 'PEP' | 'ADVERSE_MEDIA' | 'INTERNAL_LIST';
+export type ScreeningListName = 'SANCTIONS' | 'PEP' | 'ADVERSE_MEDIA' | 'INTERNAL_LIST';
 export type Channel = 'SINGLE' | 'BATCH' | 'SIMPLIFIED';
 
 /** The accepted customer record (validated by schemas/http/customer.v1.schema.json at the ingress). */
-export type CustomerRecord = Record<string, unknown> & {
+export type CustomerData = Record<string, unknown> & {
   communicationNumber: string;
   businessUnit: string;
   customerExtId: string;
@@ -46,7 +45,7 @@ export type CustomerRecord = Record<string, unknown> & {
   customerStatus?: CustomerStatus;
   closingDate?: string;
   riskManagementCategory?: string;
-  initializeScreeningProcesses?: ScreeningList[];
+  initializeScreeningProcesses?: ScreeningListName[];
   listPurpose?: 'WHITE' | 'BLACK';
 };
 
@@ -60,8 +59,8 @@ export interface AssessmentData {
   override?: Record<string, unknown>;
 }
 
-export interface ScreeningHit {
-  list: ScreeningList;
+export interface ScreeningHitData {
+  list: ScreeningListName;
   source: string;
   entryId: string;
   names?: string[];
@@ -74,38 +73,58 @@ export interface ScreeningHit {
 
 /** Event data by type (mirrors schemas/events/*.v1.schema.json `data`). */
 export interface CustomerEventData {
-  CustomerCreated: { customer: CustomerRecord; sourceOfRiskLevel: 'EVALUATE' | 'IMPORT'; channel: Channel; simplified?: boolean };
-  CustomerUpdated: { customer: CustomerRecord; sourceOfRiskLevel: 'EVALUATE' | 'IMPORT'; channel: Channel; simplified?: boolean };
+  CustomerCreated: {
+    customer: CustomerData;
+    sourceOfRiskLevel: 'EVALUATE' | 'IMPORT';
+    channel: Channel;
+    simplified?: boolean;
+  };
+  CustomerUpdated: {
+    customer: CustomerData;
+    sourceOfRiskLevel: 'EVALUATE' | 'IMPORT';
+    channel: Channel;
+    simplified?: boolean;
+  };
   CustomerStatusChanged: { from?: CustomerStatus | null; to: CustomerStatus; closingDate?: string };
   InternalListPurposeRecorded: { listPurpose: 'WHITE' | 'BLACK' };
   RiskEvaluationRequested: {
     requestId: string;
-    reason: 'IMPORT_EVALUATE' | 'CUSTOMER_UPDATED' | 'SCREENING_CHANGED' | 'MATRIX_ACTIVATED' | 'OVERRIDE_EXPIRED';
+    reason:
+      | 'IMPORT_EVALUATE'
+      | 'CUSTOMER_UPDATED'
+      | 'SCREENING_CHANGED'
+      | 'MATRIX_ACTIVATED'
+      | 'OVERRIDE_EXPIRED';
   };
   RiskAssessed: { requestId?: string; assessment: AssessmentData; previousLevel?: RiskLevel | null };
   RiskOverrideSet: { level: RiskLevel; reason: string; expiresAt?: string; setBy: string };
-  ScreeningRequested: { requestId: string; lists: ScreeningList[]; reason?: string };
+  ScreeningRequested: { requestId: string; lists: ScreeningListName[]; reason?: string };
   ScreeningCompleted: {
     requestId: string;
-    list: ScreeningList;
+    list: ScreeningListName;
     matched: boolean;
-    hits: ScreeningHit[];
+    hits: ScreeningHitData[];
     snapshotVersion?: string;
     changed?: boolean;
   };
-  CustomerCommandRejected: { commandType: string; errorCode: string; errorDescription: string; field?: string };
+  CustomerCommandRejected: {
+    commandType: string;
+    errorCode: string;
+    errorDescription: string;
+    field?: string;
+  };
 }
 
 /** Command data by type (mirrors schemas/commands/*.v1.schema.json `data`). */
 export interface CustomerCommandData {
-  ImportCustomer: { customer: CustomerRecord; channel: 'SINGLE' | 'BATCH' };
-  ImportSimplifiedCustomer: { customer: CustomerRecord };
+  ImportCustomer: { customer: CustomerData; channel: 'SINGLE' | 'BATCH' };
+  ImportSimplifiedCustomer: { customer: CustomerData };
   RecordRiskAssessment: { requestId: string; assessment: AssessmentData };
   RecordScreeningResult: {
     requestId: string;
-    list: ScreeningList;
+    list: ScreeningListName;
     matched: boolean;
-    hits: ScreeningHit[];
+    hits: ScreeningHitData[];
     snapshotVersion?: string;
   };
   SetRiskOverride: { level: RiskLevel; reason: string; expiresAt?: string; setBy: string };
@@ -138,7 +157,9 @@ export interface CommandEnvelope<T extends string = string, D = unknown> {
   data: D;
 }
 
-export type CustomerEvent = { [K in CustomerEventType]: EventEnvelope<K, CustomerEventData[K]> }[CustomerEventType];
+export type CustomerEvent = {
+  [K in CustomerEventType]: EventEnvelope<K, CustomerEventData[K]>;
+}[CustomerEventType];
 export type CustomerCommand = {
   [K in CustomerCommandType]: CommandEnvelope<K, CustomerCommandData[K]>;
 }[CustomerCommandType];

@@ -119,9 +119,14 @@ function notAllowedProblem(field: Segment | undefined, parent: unknown, error: E
   if (field === 'closingDate') return FieldProblems.NotAllowedUnlessClosed;
   if (field === 'riskLevel') return FieldProblems.NotAllowedWithEvaluate;
   if (field === 'initializeScreeningProcesses') return FieldProblems.NotAllowedInBatch;
-  const entityType = parent !== null && typeof parent === 'object' ? (parent as Record<string, unknown>).entityType : undefined;
-  if (error.schemaPath.includes('/then/') && entityType === 'INDIVIDUAL') return FieldProblems.NotAllowedForIndividual;
-  if (error.schemaPath.includes('/then/') && entityType === 'ORGANIZATION') return FieldProblems.NotAllowedForOrganization;
+  const entityType =
+    parent !== null && typeof parent === 'object'
+      ? (parent as Record<string, unknown>).entityType
+      : undefined;
+  if (error.schemaPath.includes('/then/') && entityType === 'INDIVIDUAL')
+    return FieldProblems.NotAllowedForIndividual;
+  if (error.schemaPath.includes('/then/') && entityType === 'ORGANIZATION')
+    return FieldProblems.NotAllowedForOrganization;
   return FieldProblems.NotAllowed;
 }
 
@@ -136,6 +141,8 @@ const NOT_ALLOWED_TEXT: Partial<Record<FieldProblem, string>> = {
 
 interface Candidate {
   segments: Segment[];
+  /** Where the code points when it differs from the path: an unknown key is named by the path only. */
+  codeSegments?: Segment[];
   problem: FieldProblem;
   message: string;
 }
@@ -154,17 +161,30 @@ function candidateOf(error: ErrorObject, data: unknown): Candidate | undefined {
       const property = String(params.missingProperty);
       const segments = [...at, property];
       const reason = REQUIRED_REASONS[property] ?? '';
-      return { segments, problem: FieldProblems.Required, message: `${formatPath(segments)} is required${reason}` };
+      return {
+        segments,
+        problem: FieldProblems.Required,
+        message: `${formatPath(segments)} is required${reason}`,
+      };
     }
     case 'additionalProperties':
     case 'unevaluatedProperties': {
       const property = String(params.additionalProperty ?? params.unevaluatedProperty);
       const segments = [...at, property];
-      return { segments, problem: FieldProblems.UnknownField, message: `${formatPath(segments)} is not a known field` };
+      return {
+        segments,
+        codeSegments: at,
+        problem: FieldProblems.UnknownField,
+        message: `${formatPath(segments)} is not a known field`,
+      };
     }
     case 'false schema': {
       const problem = notAllowedProblem(at[at.length - 1], valueAt(at.slice(0, -1), data), error);
-      return { segments: at, problem, message: `${where} ${NOT_ALLOWED_TEXT[problem] ?? 'is not allowed here'}` };
+      return {
+        segments: at,
+        problem,
+        message: `${where} ${NOT_ALLOWED_TEXT[problem] ?? 'is not allowed here'}`,
+      };
     }
     case 'const':
       if (at[at.length - 1] === 'sourceOfRiskLevel' && params.allowedValue === 'IMPORT') {
@@ -174,7 +194,11 @@ function candidateOf(error: ErrorObject, data: unknown): Candidate | undefined {
           message: `${where} must be IMPORT or absent: evaluation is not available in the batch endpoints`,
         };
       }
-      return { segments: at, problem: FieldProblems.InvalidValue, message: `${where} must be ${JSON.stringify(params.allowedValue)}` };
+      return {
+        segments: at,
+        problem: FieldProblems.InvalidValue,
+        message: `${where} must be ${JSON.stringify(params.allowedValue)}`,
+      };
     case 'enum':
       return {
         segments: at,
@@ -182,35 +206,83 @@ function candidateOf(error: ErrorObject, data: unknown): Candidate | undefined {
         message: `${where} must be one of ${(params.allowedValues as unknown[]).join(', ')}`,
       };
     case 'type':
-      return { segments: at, problem: FieldProblems.InvalidType, message: `${where} must be of type ${String(params.type).replace(',', ' or ')}` };
+      return {
+        segments: at,
+        problem: FieldProblems.InvalidType,
+        message: `${where} must be of type ${String(params.type).replace(',', ' or ')}`,
+      };
     case 'format':
       if (params.format === 'date') {
-        return { segments: at, problem: FieldProblems.InvalidDate, message: `${where} must be a calendar date in the form YYYY-MM-DD` };
+        return {
+          segments: at,
+          problem: FieldProblems.InvalidDate,
+          message: `${where} must be a calendar date in the form YYYY-MM-DD`,
+        };
       }
-      return { segments: at, problem: FieldProblems.InvalidFormat, message: `${where} must be a valid ${String(params.format)}` };
+      return {
+        segments: at,
+        problem: FieldProblems.InvalidFormat,
+        message: `${where} must be a valid ${String(params.format)}`,
+      };
     case 'pattern':
       if (params.pattern === NO_NUL_PATTERN) {
-        return { segments: at, problem: FieldProblems.ForbiddenCharacter, message: `${where} must not contain NUL characters` };
+        return {
+          segments: at,
+          problem: FieldProblems.ForbiddenCharacter,
+          message: `${where} must not contain NUL characters`,
+        };
       }
       if (String(params.pattern).includes('[0-9]{4}-')) {
-        return { segments: at, problem: FieldProblems.InvalidDate, message: `${where} must be a calendar date in the form YYYY-MM-DD` };
+        return {
+          segments: at,
+          problem: FieldProblems.InvalidDate,
+          message: `${where} must be a calendar date in the form YYYY-MM-DD`,
+        };
       }
-      return { segments: at, problem: FieldProblems.InvalidNumber, message: `${where} must be a number or a numeric string` };
+      return {
+        segments: at,
+        problem: FieldProblems.InvalidNumber,
+        message: `${where} must be a number or a numeric string`,
+      };
     case 'maxLength':
-      return { segments: at, problem: FieldProblems.TooLong, message: `${where} must be at most ${String(params.limit)} characters long` };
+      return {
+        segments: at,
+        problem: FieldProblems.TooLong,
+        message: `${where} must be at most ${String(params.limit)} characters long`,
+      };
     case 'minLength':
-      return { segments: at, problem: FieldProblems.TooShort, message: `${where} must be at least ${String(params.limit)} characters long` };
+      return {
+        segments: at,
+        problem: FieldProblems.TooShort,
+        message: `${where} must be at least ${String(params.limit)} characters long`,
+      };
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
     case 'exclusiveMaximum':
-      return { segments: at, problem: FieldProblems.OutOfRange, message: `${where} must be ${String(params.comparison)} ${String(params.limit)}` };
+      return {
+        segments: at,
+        problem: FieldProblems.OutOfRange,
+        message: `${where} must be ${String(params.comparison)} ${String(params.limit)}`,
+      };
     case 'maxItems':
-      return { segments: at, problem: FieldProblems.TooManyItems, message: `${where} must have at most ${String(params.limit)} items` };
+      return {
+        segments: at,
+        problem: FieldProblems.TooManyItems,
+        message: `${where} must have at most ${String(params.limit)} items`,
+      };
     case 'minItems':
-      return { segments: at, problem: FieldProblems.TooFewItems, message: `${where} must have at least ${String(params.limit)} items` };
+      return {
+        segments: at,
+        problem: FieldProblems.TooFewItems,
+        message: `${where} must have at least ${String(params.limit)} items`,
+      };
     case 'uniqueItems':
-      return { segments: at, problem: FieldProblems.DuplicateItem, message: `${where} must not repeat an item (items ${String(params.j)} and ${String(params.i)} are equal)` };
+      return {
+        segments: at,
+        problem: FieldProblems.DuplicateItem,
+        message: `${where} must not repeat an item (items ${String(params.j)} and ${String(params.i)} are equal)`,
+      };
     default:
       return { segments: at, problem: FieldProblems.InvalidValue, message: `${where} is not valid` };
   }
@@ -221,7 +293,11 @@ function candidateOf(error: ErrorObject, data: unknown): Candidate | undefined {
  * where several keywords fail for the same field, the most specific problem is kept. Messages name
  * fields and rules, never the submitted values.
  */
-export function translateAjvErrors(errors: readonly ErrorObject[] | null | undefined, data: unknown, flatCode: string = ErrorCodes.ValidationFailed): FieldError[] {
+export function translateAjvErrors(
+  errors: readonly ErrorObject[] | null | undefined,
+  data: unknown,
+  flatCode: string = ErrorCodes.ValidationFailed,
+): FieldError[] {
   const byPath = new Map<string, Candidate>();
   for (const error of errors ?? []) {
     const candidate = candidateOf(error, data);
@@ -232,9 +308,9 @@ export function translateAjvErrors(errors: readonly ErrorObject[] | null | undef
       byPath.set(path, candidate);
     }
   }
-  return [...byPath.entries()].map(([path, { segments, problem, message }]) => ({
+  return [...byPath.entries()].map(([path, { segments, codeSegments, problem, message }]) => ({
     path,
-    code: fieldCode(flatCode, segments, problem),
+    code: fieldCode(flatCode, codeSegments ?? segments, problem),
     message,
   }));
 }
@@ -245,9 +321,13 @@ const MAX_SUMMARIZED = 10;
  * The errorCode / errorDescription pair of a rejected batch item or simplified customer: the code of the
  * first problem (it starts with the flat code, e.g. V001) and the messages of up to ten problems.
  */
-export function summarizeErrors(errors: readonly FieldError[]): { errorCode: string; errorDescription: string } {
+export function summarizeErrors(errors: readonly FieldError[]): {
+  errorCode: string;
+  errorDescription: string;
+} {
   const first = errors[0];
-  if (first === undefined) return { errorCode: ErrorCodes.ValidationFailed, errorDescription: 'Validation failed' };
+  if (first === undefined)
+    return { errorCode: ErrorCodes.ValidationFailed, errorDescription: 'Validation failed' };
   const shown = errors.slice(0, MAX_SUMMARIZED).map((error) => error.message);
   const rest = errors.length - shown.length;
   return {

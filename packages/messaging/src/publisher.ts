@@ -1,4 +1,4 @@
-import type { Kafka, Producer } from 'kafkajs';
+import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import type { MessageSerde } from './serde';
 import type { OutgoingMessage } from './decoded-message';
 import { CodedError } from '@crs/runtime';
@@ -29,7 +29,9 @@ export class DurablePublisher {
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
-      retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 },
+      // Same partitioner as every other producer: commands and events of one customer land in the
+      // same partition number of their co-partitioned topics.
+      createPartitioner: Partitioners.DefaultPartitioner,
     });
     this.producer.on(this.producer.events.DISCONNECT, () => {
       this.connected = false;

@@ -1,4 +1,4 @@
-import type { Consumer, Kafka, Producer, KafkaMessage } from 'kafkajs';
+import { Partitioners, type Consumer, type Kafka, type Producer, type KafkaMessage } from 'kafkajs';
 import type { Logger, Registry } from '@crs/runtime';
 import { consumerLagGauge, processingHistogram } from '@crs/runtime';
 import type { MessageSerde } from './serde';
@@ -165,6 +165,7 @@ export class TransactionalProcessor<T> {
         maxInFlightRequests: 1,
         transactionTimeout: 30000,
         allowAutoTopicCreation: false,
+        createPartitioner: Partitioners.DefaultPartitioner,
       });
       await producer.connect();
       this.producers.set(partition, producer);

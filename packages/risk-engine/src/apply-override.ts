@@ -67,5 +67,9 @@ export function applyOverride(
     direction: delta > 0 ? 'RAISED' : delta < 0 ? 'LOWERED' : 'UNCHANGED',
     belowFloor: levelRank(level) < highestFloor,
   };
-  return { ...assessment, effectiveLevel: status === 'APPLIED' ? level : assessment.level, override: recorded };
+  return {
+    ...assessment,
+    effectiveLevel: status === 'APPLIED' ? level : assessment.level,
+    override: recorded,
+  };
 }

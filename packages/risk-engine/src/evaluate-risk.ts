@@ -112,7 +112,8 @@ function assessSubject(
   countries: CountryRiskIndex,
 ): SubjectAssessment {
   const factors = matrix.factors.filter(
-    (factor) => factor.appliesTo.entityTypes.includes(run.entityType) && factor.appliesTo.roles.includes(run.role),
+    (factor) =>
+      factor.appliesTo.entityTypes.includes(run.entityType) && factor.appliesTo.roles.includes(run.role),
   );
   const totalWeight = factors.reduce((sum, factor) => sum + factor.weight, 0);
   const input = {
@@ -149,7 +150,9 @@ function assessSubject(
   const relief = matrix.scoring.whiteListRelief;
   if (relief && asText(run.record.listPurpose)?.toUpperCase() === 'WHITE') {
     const lowestLevel = levelAtRank(levelRank(scoreLevel) - relief.maxLevelsDown);
-    const relieved = round2(Math.max(score - relief.scorePoints, thresholdOf(lowestLevel, matrix.thresholds)));
+    const relieved = round2(
+      Math.max(score - relief.scorePoints, thresholdOf(lowestLevel, matrix.thresholds)),
+    );
     const relievedScore = Math.min(score, relieved);
     whiteListRelief = {
       scoreBefore: score,
@@ -192,7 +195,9 @@ function assessSubject(
 function displayName(record: SubjectRecord): string | undefined {
   const title = asText(record.title);
   if (title !== undefined) return title;
-  const name = [asText(record.firstName), asText(record.lastName)].filter((part) => part !== undefined).join(' ');
+  const name = [asText(record.firstName), asText(record.lastName)]
+    .filter((part) => part !== undefined)
+    .join(' ');
   return name === '' ? undefined : name;
 }
 

@@ -83,7 +83,13 @@ function countryFactor(factor: CountryFactor, input: FactorInput): FactorOutcome
   return {
     applicable: true,
     score: worst.score,
-    inputValue: rated.map(({ source, value, code, score, lists }) => ({ source, value, code: code ?? null, score, lists })),
+    inputValue: rated.map(({ source, value, code, score, lists }) => ({
+      source,
+      value,
+      code: code ?? null,
+      score,
+      lists,
+    })),
     explanation: `highest country risk ${worst.score} from ${worst.source}: ${why}`,
   };
 }
@@ -111,8 +117,14 @@ function flagsFactor(factor: FlagsFactor, input: FactorInput): FactorOutcome {
 function codesFactor(factor: CodesFactor, input: FactorInput): FactorOutcome {
   const codes = codesOf(input.record, factor.source);
   if (codes.length === 0) return NOT_APPLICABLE(`no code given in ${factor.source}`);
-  const table = new Map(Object.entries(factor.scores).map(([code, score]) => [code.trim().toUpperCase(), score]));
-  const scored = codes.map((code) => ({ code, score: table.get(code) ?? factor.defaultScore, known: table.has(code) }));
+  const table = new Map(
+    Object.entries(factor.scores).map(([code, score]) => [code.trim().toUpperCase(), score]),
+  );
+  const scored = codes.map((code) => ({
+    code,
+    score: table.get(code) ?? factor.defaultScore,
+    known: table.has(code),
+  }));
   let worst = scored[0]!;
   for (const each of scored) if (each.score > worst.score) worst = each;
   return {
@@ -126,7 +138,8 @@ function codesFactor(factor: CodesFactor, input: FactorInput): FactorOutcome {
 function bandsFactor(factor: BandsFactor, input: FactorInput): FactorOutcome {
   const value = bandValueOf(input.record, factor.source, input.today);
   if (value === undefined) return NOT_APPLICABLE(`${factor.source} not given or not computable`);
-  const band = factor.bands.find((each) => each.below === undefined || value < each.below) ?? factor.bands.at(-1);
+  const band =
+    factor.bands.find((each) => each.below === undefined || value < each.below) ?? factor.bands.at(-1);
   const score = band?.score ?? 0;
   const range = band?.below === undefined ? 'the open top band' : `the band below ${band.below}`;
   return {
@@ -185,7 +198,9 @@ function listPurposeFactor(factor: ListPurposeFactor, input: FactorInput): Facto
 function relatedEntitiesFactor(factor: RelatedEntitiesFactor, input: FactorInput): FactorOutcome {
   const wanted = factor.relationTypes?.map((type) => type.trim().toUpperCase());
   const considered = input.related.filter(
-    (each) => wanted === undefined || (each.relationType !== undefined && wanted.includes(each.relationType.toUpperCase())),
+    (each) =>
+      wanted === undefined ||
+      (each.relationType !== undefined && wanted.includes(each.relationType.toUpperCase())),
   );
   if (considered.length === 0) return NOT_APPLICABLE('no related entity to consider');
   const rated = considered.map((each) => {

@@ -37,7 +37,9 @@ export function conditionHolds(
     return codesOf(subject.record, condition.codeIn).some((code) => wanted.includes(code));
   }
   const actual =
-    condition.field === 'entityType' ? subject.entityType : (subject.record as Record<string, unknown>)[condition.field];
+    condition.field === 'entityType'
+      ? subject.entityType
+      : (subject.record as Record<string, unknown>)[condition.field];
   if (typeof condition.equals === 'boolean') return actual === condition.equals;
   return asText(actual)?.toUpperCase() === condition.equals.trim().toUpperCase();
 }

@@ -54,7 +54,11 @@ export type CodeSource =
   | 'listIncomeSource'
   | 'listPaymentPurpose';
 
-export type BandSource = 'declaredTurnover' | 'businessAgeYears' | 'initialDepositAmount' | 'companyAssetValue';
+export type BandSource =
+  | 'declaredTurnover'
+  | 'businessAgeYears'
+  | 'initialDepositAmount'
+  | 'companyAssetValue';
 
 export interface RiskThresholds {
   LOW: number;

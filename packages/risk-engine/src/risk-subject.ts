@@ -7,7 +7,12 @@ export type EntityType = 'INDIVIDUAL' | 'ORGANIZATION';
 export const ENTITY_TYPES: readonly EntityType[] = ['INDIVIDUAL', 'ORGANIZATION'];
 
 export type ScreeningList = 'SANCTIONS' | 'PEP' | 'ADVERSE_MEDIA' | 'INTERNAL_LIST';
-export const SCREENING_LISTS: readonly ScreeningList[] = ['SANCTIONS', 'PEP', 'ADVERSE_MEDIA', 'INTERNAL_LIST'];
+export const SCREENING_LISTS: readonly ScreeningList[] = [
+  'SANCTIONS',
+  'PEP',
+  'ADVERSE_MEDIA',
+  'INTERNAL_LIST',
+];
 
 export interface ScreeningResult {
   /** The list produced at least one candidate above the screening threshold. */
@@ -120,7 +125,12 @@ export interface RiskSubject extends RiskSubjectCommon {
   initialDepositCurrency?: string;
   listIntroductionSource?: readonly { introductionSource?: string }[];
   listOrderedService?: readonly { serviceType?: string }[];
-  listDeclaredTurnover?: readonly { from?: number; to?: number; turnoverRange?: string; turnoverType?: string }[];
+  listDeclaredTurnover?: readonly {
+    from?: number;
+    to?: number;
+    turnoverRange?: string;
+    turnoverType?: string;
+  }[];
   listPaymentPurpose?: readonly { paymentPurposeType?: string; turnoverDirection?: string }[];
   listSourceOfWealth?: readonly { code?: string; amount?: number; comment?: string }[];
   listPaymentCountry?: readonly { country?: string; turnoverDirection?: string }[];

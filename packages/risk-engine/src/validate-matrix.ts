@@ -71,9 +71,12 @@ export function maxFactorScore(factor: RiskFactor, matrix: RiskMatrix): number {
 }
 
 function conditionErrors(condition: FloorCondition, listIds: readonly string[], where: string): string[] {
-  if ('anyOf' in condition) return condition.anyOf.flatMap((each, i) => conditionErrors(each, listIds, `${where}/anyOf/${i}`));
-  if ('allOf' in condition) return condition.allOf.flatMap((each, i) => conditionErrors(each, listIds, `${where}/allOf/${i}`));
-  if ('relatedEntity' in condition) return conditionErrors(condition.relatedEntity, listIds, `${where}/relatedEntity`);
+  if ('anyOf' in condition)
+    return condition.anyOf.flatMap((each, i) => conditionErrors(each, listIds, `${where}/anyOf/${i}`));
+  if ('allOf' in condition)
+    return condition.allOf.flatMap((each, i) => conditionErrors(each, listIds, `${where}/allOf/${i}`));
+  if ('relatedEntity' in condition)
+    return conditionErrors(condition.relatedEntity, listIds, `${where}/relatedEntity`);
   if ('countryIn' in condition) {
     return condition.countryIn
       .filter((listId) => !listIds.includes(listId))
@@ -120,17 +123,23 @@ function semanticErrors(matrix: RiskMatrix): string[] {
 
   for (const [listId, list] of Object.entries(matrix.countryRisk.lists)) {
     for (const code of list.countries) {
-      if (normaliseCountry(code) === undefined) errors.push(`/countryRisk/lists/${listId}: unknown country code ${code}`);
+      if (normaliseCountry(code) === undefined)
+        errors.push(`/countryRisk/lists/${listId}: unknown country code ${code}`);
     }
   }
   for (const code of Object.keys(matrix.countryRisk.countryScores ?? {})) {
-    if (normaliseCountry(code) === undefined) errors.push(`/countryRisk/countryScores: unknown country code ${code}`);
+    if (normaliseCountry(code) === undefined)
+      errors.push(`/countryRisk/countryScores: unknown country code ${code}`);
   }
 
   const relatedScored = matrix.factors.some((factor) => factor.kind === 'related-entities');
   const groups: Array<{ entityType: EntityType; role: SubjectRole; required: boolean }> = [
     ...matrix.entityTypes.map((entityType) => ({ entityType, role: 'CUSTOMER' as const, required: true })),
-    ...ENTITY_TYPES.map((entityType) => ({ entityType, role: 'RELATED_ENTITY' as const, required: relatedScored })),
+    ...ENTITY_TYPES.map((entityType) => ({
+      entityType,
+      role: 'RELATED_ENTITY' as const,
+      required: relatedScored,
+    })),
   ];
   for (const { entityType, role, required } of groups) {
     const factors = matrix.factors.filter(
@@ -152,7 +161,10 @@ function semanticErrors(matrix: RiskMatrix): string[] {
       }
     }
     if (role === 'CUSTOMER') {
-      const maxScore = factors.reduce((sum, factor) => sum + (maxFactorScore(factor, matrix) * factor.weight) / total, 0);
+      const maxScore = factors.reduce(
+        (sum, factor) => sum + (maxFactorScore(factor, matrix) * factor.weight) / total,
+        0,
+      );
       if (Math.round(maxScore * 100) / 100 < thresholds.HIGH - EPSILON) {
         errors.push(
           `HIGH is unreachable for ${subject}: the highest attainable score ${maxScore.toFixed(2)} is below the HIGH threshold ${thresholds.HIGH}`,

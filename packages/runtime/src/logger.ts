@@ -19,7 +19,6 @@ const PERSONAL_FIELDS = [
   'addressDetails',
   'taxpayerNumber',
   'documentNumber',
-  'name',
 ];
 const REDACT_PATHS = [
   'req.headers.authorization',
@@ -29,6 +28,9 @@ const REDACT_PATHS = [
   ...PERSONAL_FIELDS,
   ...PERSONAL_FIELDS.map((f) => `*.${f}`),
   ...PERSONAL_FIELDS.map((f) => `*.*.${f}`),
+  // `name` is pino's own field at the top level; deeper down it may be a person's name.
+  '*.name',
+  '*.*.name',
 ];
 
 export function createLogger(service: string, level = 'info', destination?: pino.DestinationStream): Logger {

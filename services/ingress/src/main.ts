@@ -1,1 +1,7 @@
-export {};
+import { createLogger, runUntilSignalled } from '@crs/runtime';
+import { loadIngressConfig } from './config';
+import { buildIngress } from './app';
+
+const config = loadIngressConfig();
+const logger = createLogger(config.SERVICE_NAME || 'ingress', config.LOG_LEVEL);
+runUntilSignalled(buildIngress(config, logger), logger, config.SHUTDOWN_TIMEOUT_MS);

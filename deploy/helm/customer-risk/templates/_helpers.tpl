@@ -53,13 +53,6 @@ app.kubernetes.io/component: {{ .name }}
 app.kubernetes.io/component: {{ .name }}
 {{- end -}}
 
-{{- define "crs.annotations" -}}
-{{- with .Values.commonAnnotations }}
-annotations:
-  {{- toYaml . | nindent 2 }}
-{{- end }}
-{{- end -}}
-
 {{- define "crs.image" -}}
 {{- if .Values.image.digest -}}
 {{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}

@@ -20,6 +20,7 @@ export type * from './http/batch-response.v1';
 export type * from './http/batch-result.v1';
 export type * from './http/callback-redeliver-request.v1';
 export type * from './http/classifier-entry.v1';
+export type * from './http/command-accepted.v1';
 export type * from './http/communications-events-response.v1';
 export type * from './http/customer-batch-item.v1';
 export type * from './http/customer-batch-request.v1';

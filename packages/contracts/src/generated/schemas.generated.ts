@@ -32,6 +32,7 @@ export const SchemaIds = {
   'http/callback-redeliver-request.v1':
     'https://schemas.crs.local/http/callback-redeliver-request.v1.schema.json',
   'http/classifier-entry.v1': 'https://schemas.crs.local/http/classifier-entry.v1.schema.json',
+  'http/command-accepted.v1': 'https://schemas.crs.local/http/command-accepted.v1.schema.json',
   'http/communications-events-response.v1':
     'https://schemas.crs.local/http/communications-events-response.v1.schema.json',
   'http/customer-batch-item.v1': 'https://schemas.crs.local/http/customer-batch-item.v1.schema.json',
@@ -936,6 +937,20 @@ export const schemaDocuments: ReadonlyArray<Readonly<Record<string, unknown>>> =
       businessUnit: { type: 'string' },
     },
     required: ['code', 'businessUnit'],
+    additionalProperties: false,
+  },
+  {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: 'https://schemas.crs.local/http/command-accepted.v1.schema.json',
+    title: 'CommandAccepted',
+    description:
+      'Acknowledgement of a non-spec write (screening decision, risk override, callback redelivery): the command is on Kafka; its outcome arrives by event.',
+    type: 'object',
+    properties: {
+      resultType: { type: 'string', const: 'REQUEST_ACCEPTED' },
+      commandId: { type: 'string', description: 'Id of the command published for this request.' },
+    },
+    required: ['resultType', 'commandId'],
     additionalProperties: false,
   },
   {
@@ -1994,7 +2009,7 @@ export const schemaDocuments: ReadonlyArray<Readonly<Record<string, unknown>>> =
       hits: {
         type: 'array',
         items: {
-          title: 'ScreeningHit',
+          title: 'ScreeningSearchHit',
           type: 'object',
           properties: {
             list: { $ref: 'customer-parts.v1.schema.json#/$defs/ScreeningProcess' },
@@ -2348,6 +2363,7 @@ export const schemaDocuments: ReadonlyArray<Readonly<Record<string, unknown>>> =
           },
           weight: { type: 'number', exclusiveMinimum: 0 },
           appliesTo: { $ref: '#/$defs/appliesTo' },
+          kind: { type: 'string' },
         },
       },
       factor: {

@@ -70,6 +70,9 @@ const EXTRA: Record<string, string> = {
   'indian': 'IN',
 };
 
+// Retired or non-country codes that ICU still names ("SU" is shown as "Russia", "DD" as "Germany").
+const RETIRED = new Set(['SU', 'DD', 'YU', 'ZR', 'TP', 'BU', 'CS', 'AN', 'FX', 'NT', 'QO', 'EU', 'EZ', 'UN', 'XA', 'XB', 'ZZ']);
+
 function key(text: string): string {
   return foldAccents(text)
     .toLowerCase()
@@ -93,7 +96,9 @@ const byName: Map<string, string> = (() => {
       } catch {
         name = undefined;
       }
-      if (name !== undefined && name !== code) map.set(key(name), code);
+      if (name === undefined || name === code || RETIRED.has(code)) continue;
+      const k = key(name);
+      if (!map.has(k)) map.set(k, code);
     }
   }
   for (const [name, code] of Object.entries(EXTRA)) map.set(key(name), code);

@@ -90,16 +90,19 @@ export function compareCountries(query: readonly string[], candidates: readonly 
   return { kind: 'COUNTRY', outcome: 'MISMATCH', delta: QUALIFIER_DELTAS.countryMismatch, detail: `${[...q].join(',')} vs ${c.join(',')}` };
 }
 
-function idValue(value: string): string {
-  return value.toUpperCase().replace(/[^A-Z0-9]/g, '');
+/** Upper-case alphanumerics without a repeated type prefix: "IMO 9187629" and "9187629" are equal. */
+function idValue(id: Identifier): string {
+  const v = id.value.toUpperCase().replace(/[^A-Z0-9]/g, '');
+  const prefix = id.type.toUpperCase().replace(/[^A-Z0-9]/g, '');
+  return prefix && v.startsWith(prefix) && v.length - prefix.length >= 5 ? v.slice(prefix.length) : v;
 }
 
 export function compareIdentifiers(query: readonly Identifier[], candidates: readonly Identifier[]): QualifierResult | undefined {
   if (query.length === 0 || candidates.length === 0) return undefined;
   for (const q of query) {
-    const v = idValue(q.value);
+    const v = idValue(q);
     if (v.length < 5) continue;
-    const hit = candidates.find((c) => idValue(c.value) === v);
+    const hit = candidates.find((c) => idValue(c) === v);
     if (hit) return { kind: 'IDENTIFIER', outcome: 'MATCH', delta: QUALIFIER_DELTAS.identifierMatch, detail: `${hit.type} ${hit.value}` };
   }
   for (const q of query) {

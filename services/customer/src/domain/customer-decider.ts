@@ -2,10 +2,10 @@ import type {
   CustomerCommand,
   CustomerEventData,
   CustomerEventType,
-  CustomerRecord,
+  CustomerData,
   CustomerStatus,
   RiskLevel,
-  ScreeningList,
+  ScreeningListName,
 } from '@crs/contracts';
 import { hitKeys, type CustomerState } from './customer-state';
 import { canTransition } from './status-lifecycle';
@@ -20,7 +20,7 @@ import {
 export type NewEvent = { [K in CustomerEventType]: { type: K; data: CustomerEventData[K] } }[CustomerEventType];
 
 /** What a simplified customer is screened against: it exists for screening (reference product). */
-export const SIMPLIFIED_SCREENING_LISTS: ScreeningList[] = ['SANCTIONS', 'PEP'];
+export const SIMPLIFIED_SCREENING_LISTS: ScreeningListName[] = ['SANCTIONS', 'PEP'];
 
 /** Time arrives from the shell; the decider never reads a clock. */
 export interface DecisionContext {
@@ -36,7 +36,7 @@ function importEvents(
   command: Extract<CustomerCommand, { type: 'ImportCustomer' }>,
   state: CustomerState,
 ): NewEvent[] {
-  const customer: CustomerRecord = command.data.customer;
+  const customer: CustomerData = command.data.customer;
   const channel = command.data.channel;
   const upgrade = state.exists && state.simplified;
   const action = customer.action ?? 'CREATE';
@@ -50,7 +50,7 @@ function importEvents(
   // Batch import never evaluates or screens and defaults to IMPORT (reference product).
   const source = channel === 'BATCH' ? 'IMPORT' : (customer.sourceOfRiskLevel ?? 'IMPORT');
   // UPDATE replaces the data as a whole; a status left out keeps the current one.
-  const stored: CustomerRecord =
+  const stored: CustomerData =
     requested || !state.status ? customer : { ...customer, customerStatus: state.status };
   const events: NewEvent[] = [
     {

@@ -1,4 +1,4 @@
-import type { CustomerCommand, CustomerEvent, CustomerRecord } from '@crs/contracts';
+import type { CustomerCommand, CustomerEvent, CustomerData } from '@crs/contracts';
 import { deciderSpec } from '@crs/testing';
 import { decide, SIMPLIFIED_SCREENING_LISTS } from './customer-decider';
 import { evolve, initialState } from './customer-state';
@@ -15,7 +15,7 @@ const NOW = '2026-01-02T03:04:05.000Z';
 const spec = deciderSpec({ initialState, evolve, decide }, { now: NOW });
 const STREAM = 'DEMO:C-1';
 
-function record(overrides: Partial<CustomerRecord> = {}): CustomerRecord {
+function record(overrides: Partial<CustomerData> = {}): CustomerData {
   return {
     communicationNumber: 'COMM-1',
     businessUnit: 'DEMO',
@@ -28,7 +28,7 @@ function record(overrides: Partial<CustomerRecord> = {}): CustomerRecord {
     firstName: 'Ann',
     lastName: 'Example',
     ...overrides,
-  } as CustomerRecord;
+  } as CustomerData;
 }
 
 let seq = 0;
@@ -70,7 +70,7 @@ function history(...commands: CustomerCommand[]): CustomerEvent[] {
   return out;
 }
 
-const importCmd = (r: Partial<CustomerRecord> = {}, channel: 'SINGLE' | 'BATCH' = 'SINGLE') =>
+const importCmd = (r: Partial<CustomerData> = {}, channel: 'SINGLE' | 'BATCH' = 'SINGLE') =>
   cmd('ImportCustomer', { customer: record(r), channel });
 
 describe('ImportCustomer', () => {
@@ -105,7 +105,7 @@ describe('ImportCustomer', () => {
   });
 
   it('UPDATE replaces the data as a whole and keeps the status when none is sent', () => {
-    const given = history(importCmd({ tradingName: 'old' } as Partial<CustomerRecord>));
+    const given = history(importCmd({ tradingName: 'old' } as Partial<CustomerData>));
     const update = record({ action: 'UPDATE', customerStatus: undefined, riskLevel: undefined, lastName: 'Changed' });
     const events = spec.given(given).when(cmd('ImportCustomer', { customer: update, channel: 'SINGLE' })).events();
     expect(events).toEqual([
@@ -163,7 +163,7 @@ describe('ImportCustomer', () => {
 describe('ImportSimplifiedCustomer', () => {
   const simple = () =>
     cmd('ImportSimplifiedCustomer', {
-      customer: { communicationNumber: 'S-1', businessUnit: 'DEMO', customerExtId: 'C-1', entityType: 'INDIVIDUAL', firstName: 'A', lastName: 'B' } as CustomerRecord,
+      customer: { communicationNumber: 'S-1', businessUnit: 'DEMO', customerExtId: 'C-1', entityType: 'INDIVIDUAL', firstName: 'A', lastName: 'B' } as CustomerData,
     });
 
   it('registers a simplified customer and asks for its screening', () => {

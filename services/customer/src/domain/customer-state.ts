@@ -1,11 +1,11 @@
 import type {
   AssessmentData,
   CustomerEvent,
-  CustomerRecord,
+  CustomerData,
   CustomerStatus,
   RiskLevel,
-  ScreeningHit,
-  ScreeningList,
+  ScreeningHitData,
+  ScreeningListName,
 } from '@crs/contracts';
 
 export interface CustomerState {
@@ -13,7 +13,7 @@ export interface CustomerState {
   simplified: boolean;
   /** Stream version of the last applied event (0 = no history). */
   version: number;
-  customer?: CustomerRecord;
+  customer?: CustomerData;
   status?: CustomerStatus;
   sourceOfRiskLevel?: 'EVALUATE' | 'IMPORT';
   listPurpose?: 'WHITE' | 'BLACK';
@@ -21,8 +21,8 @@ export interface CustomerState {
   override?: { level: RiskLevel; reason: string; expiresAt?: string; setBy: string };
   /** Open requests to reactors, so a late or repeated answer is recognised. */
   pendingEvaluations: Record<string, string>;
-  pendingScreenings: Record<string, ScreeningList[]>;
-  screening: Partial<Record<ScreeningList, { matched: boolean; hitKeys: string[] }>>;
+  pendingScreenings: Record<string, ScreeningListName[]>;
+  screening: Partial<Record<ScreeningListName, { matched: boolean; hitKeys: string[] }>>;
   /** The last communicationNumbers applied to this customer: a re-delivered import is a no-op. */
   recentCorrelations: string[];
 }
@@ -41,7 +41,7 @@ export function initialState(): CustomerState {
   };
 }
 
-export function hitKeys(hits: ScreeningHit[]): string[] {
+export function hitKeys(hits: ScreeningHitData[]): string[] {
   return hits
     .filter((h) => !h.suppressed)
     .map((h) => `${h.subject ?? 'CUSTOMER'}|${h.source}|${h.entryId}`)

@@ -3,7 +3,7 @@
 /**
  * Create or update a customer (action and sourceOfRiskLevel are in the record).
  */
-export interface ImportCustomerCommand {
+export type ImportCustomerCommand = {
   commandId: string;
   type: 'ImportCustomer';
   streamId: string;
@@ -26,4 +26,4 @@ export interface ImportCustomerCommand {
     customer: {};
     channel: 'SINGLE' | 'BATCH';
   };
-}
+};

@@ -3,7 +3,7 @@
 /**
  * Register a simplified customer (screening only).
  */
-export interface ImportSimplifiedCustomerCommand {
+export type ImportSimplifiedCustomerCommand = {
   commandId: string;
   type: 'ImportSimplifiedCustomer';
   streamId: string;
@@ -25,4 +25,4 @@ export interface ImportSimplifiedCustomerCommand {
      */
     customer: {};
   };
-}
+};

@@ -3,7 +3,7 @@
 /**
  * The evaluation service reports an assessment.
  */
-export interface RecordRiskAssessmentCommand {
+export type RecordRiskAssessmentCommand = {
   commandId: string;
   type: 'RecordRiskAssessment';
   streamId: string;
@@ -31,4 +31,4 @@ export interface RecordRiskAssessmentCommand {
       override?: {};
     };
   };
-}
+};

@@ -3,7 +3,7 @@
 /**
  * The screening service reports the result for one list.
  */
-export interface RecordScreeningResultCommand {
+export type RecordScreeningResultCommand = {
   commandId: string;
   type: 'RecordScreeningResult';
   streamId: string;
@@ -39,4 +39,4 @@ export interface RecordScreeningResultCommand {
     }[];
     snapshotVersion?: string;
   };
-}
+};

@@ -3,7 +3,7 @@
 /**
  * Ask for a new evaluation of an existing customer.
  */
-export interface RequestReevaluationCommand {
+export type RequestReevaluationCommand = {
   commandId: string;
   type: 'RequestReevaluation';
   streamId: string;
@@ -22,4 +22,4 @@ export interface RequestReevaluationCommand {
   data: {
     reason: 'MATRIX_ACTIVATED' | 'SCREENING_CHANGED' | 'OVERRIDE_EXPIRED';
   };
-}
+};

@@ -3,7 +3,7 @@
 /**
  * Set the risk level manually with a reason.
  */
-export interface SetRiskOverrideCommand {
+export type SetRiskOverrideCommand = {
   commandId: string;
   type: 'SetRiskOverride';
   streamId: string;
@@ -25,4 +25,4 @@ export interface SetRiskOverrideCommand {
     expiresAt?: string;
     setBy: string;
   };
-}
+};

@@ -3,7 +3,7 @@
 /**
  * A command accepted over HTTP was rejected by a business rule behind Kafka.
  */
-export interface CustomerCommandRejected {
+export type CustomerCommandRejected = {
   /**
    * Unique, stable id (also the callback ce-id).
    */
@@ -31,4 +31,4 @@ export interface CustomerCommandRejected {
     errorDescription: string;
     field?: string;
   };
-}
+};

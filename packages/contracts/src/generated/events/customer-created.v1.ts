@@ -3,7 +3,7 @@
 /**
  * A customer was created by an import (single, batch, or simplified).
  */
-export interface CustomerCreated {
+export type CustomerCreated = {
   /**
    * Unique, stable id (also the callback ce-id).
    */
@@ -34,4 +34,4 @@ export interface CustomerCreated {
     channel: 'SINGLE' | 'BATCH' | 'SIMPLIFIED';
     simplified?: boolean;
   };
-}
+};

@@ -3,7 +3,7 @@
 /**
  * customerStatus moved along an allowed transition.
  */
-export interface CustomerStatusChanged {
+export type CustomerStatusChanged = {
   /**
    * Unique, stable id (also the callback ce-id).
    */
@@ -30,4 +30,4 @@ export interface CustomerStatusChanged {
     to: 'PENDING' | 'ACTIVE' | 'REJECTED' | 'SUSPENDED' | 'CLOSED';
     closingDate?: string;
   };
-}
+};

@@ -3,7 +3,7 @@
 /**
  * A customer's data was replaced as a whole by an UPDATE (or a simplified customer was upgraded).
  */
-export interface CustomerUpdated {
+export type CustomerUpdated = {
   /**
    * Unique, stable id (also the callback ce-id).
    */
@@ -34,4 +34,4 @@ export interface CustomerUpdated {
     channel: 'SINGLE' | 'BATCH' | 'SIMPLIFIED';
     simplified?: boolean;
   };
-}
+};

@@ -3,7 +3,7 @@
 /**
  * The institution marked the customer WHITE or BLACK for the internal list.
  */
-export interface InternalListPurposeRecorded {
+export type InternalListPurposeRecorded = {
   /**
    * Unique, stable id (also the callback ce-id).
    */
@@ -28,4 +28,4 @@ export interface InternalListPurposeRecorded {
   data: {
     listPurpose: 'WHITE' | 'BLACK';
   };
-}
+};

@@ -3,7 +3,7 @@
 /**
  * A risk assessment was recorded for the customer.
  */
-export interface RiskAssessed {
+export type RiskAssessed = {
   /**
    * Unique, stable id (also the callback ce-id).
    */
@@ -38,4 +38,4 @@ export interface RiskAssessed {
     };
     previousLevel?: ('NONE' | 'LOW' | 'MEDIUM' | 'HIGH' | 'EXTREME') | null;
   };
-}
+};

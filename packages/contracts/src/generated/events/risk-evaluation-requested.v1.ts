@@ -3,7 +3,7 @@
 /**
  * The decider asks the evaluation service for a risk assessment.
  */
-export interface RiskEvaluationRequested {
+export type RiskEvaluationRequested = {
   /**
    * Unique, stable id (also the callback ce-id).
    */
@@ -34,4 +34,4 @@ export interface RiskEvaluationRequested {
       | 'MATRIX_ACTIVATED'
       | 'OVERRIDE_EXPIRED';
   };
-}
+};

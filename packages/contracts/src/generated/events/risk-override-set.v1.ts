@@ -3,7 +3,7 @@
 /**
  * A compliance officer set the risk level manually.
  */
-export interface RiskOverrideSet {
+export type RiskOverrideSet = {
   /**
    * Unique, stable id (also the callback ce-id).
    */
@@ -31,4 +31,4 @@ export interface RiskOverrideSet {
     expiresAt?: string;
     setBy: string;
   };
-}
+};

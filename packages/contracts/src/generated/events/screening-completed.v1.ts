@@ -3,7 +3,7 @@
 /**
  * Screening of one list finished, matched or not.
  */
-export interface ScreeningCompleted {
+export type ScreeningCompleted = {
   /**
    * Unique, stable id (also the callback ce-id).
    */
@@ -46,4 +46,4 @@ export interface ScreeningCompleted {
     snapshotVersion?: string;
     changed?: boolean;
   };
-}
+};

@@ -3,7 +3,7 @@
 /**
  * The customer (and its related entities) must be screened against these lists.
  */
-export interface ScreeningRequested {
+export type ScreeningRequested = {
   /**
    * Unique, stable id (also the callback ce-id).
    */
@@ -30,4 +30,4 @@ export interface ScreeningRequested {
     lists: ('SANCTIONS' | 'PEP' | 'ADVERSE_MEDIA' | 'INTERNAL_LIST')[];
     reason?: string;
   };
-}
+};

@@ -5,7 +5,7 @@ import type { FieldError } from './field-error.v1';
 /**
  * Response of POST /core-ws-rest/customer: acceptance (200) or rejection (400/409) of one customer record.
  */
-export interface CustomerImportResponse {
+export type CustomerImportResponse = {
   resultType: ResultType;
   communicationNumber: string | null;
   customerExtId: string | null;
@@ -22,4 +22,4 @@ export interface CustomerImportResponse {
    * Present on validation rejections.
    */
   errors?: FieldError[];
-}
+};

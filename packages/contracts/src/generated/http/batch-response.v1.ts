@@ -4,7 +4,7 @@ import type { BatchResultItem } from './batch-result.v1';
 /**
  * Response of the batch endpoints (interface 4.2, 4.3).
  */
-export interface BatchResponse {
+export type BatchResponse = {
   /**
    * null: per-item problems are reported in results.
    */
@@ -12,4 +12,4 @@ export interface BatchResponse {
   errorDescription: string | null;
   results: BatchResultItem[];
   timeElapsedMs: number;
-}
+};

@@ -4,7 +4,7 @@ import type { ResultType } from './customer-parts.v1';
 /**
  * Element of results in the batch responses (interface 2.3), in the order of the request items.
  */
-export interface BatchResultItem {
+export type BatchResultItem = {
   businessUnit: string | null;
   communicationNumber: string | null;
   customerExtId: string | null;
@@ -18,4 +18,4 @@ export interface BatchResultItem {
   errorDescription: string | null;
   resultType: ResultType;
   timeElapsedMs: number;
-}
+};

@@ -3,11 +3,11 @@
 /**
  * Body of POST /api/callbacks/redeliver: resend the callbacks of a communication (all, or the listed event ids).
  */
-export interface CallbackRedeliverRequest {
+export type CallbackRedeliverRequest = {
   businessUnit: string;
   communicationNumber: string;
   /**
    * @maxItems 100
    */
   eventIds?: string[];
-}
+};

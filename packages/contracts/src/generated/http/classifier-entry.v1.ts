@@ -3,9 +3,9 @@
 /**
  * Entry of a classifier list (interface 2.4). paymentPurposeType entries carry title; all others carry description.
  */
-export interface ClassifierEntry {
+export type ClassifierEntry = {
   code: string;
   title?: string;
   description?: string;
   businessUnit: string;
-}
+};

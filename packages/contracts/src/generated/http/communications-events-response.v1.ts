@@ -3,14 +3,14 @@
 /**
  * Events (callbacks) produced for one communicationNumber, for clients that missed a callback.
  */
-export interface CommunicationsEventsResponse {
+export type CommunicationsEventsResponse = {
   events: CommunicationEvent[];
   errors: CommunicationError[];
-}
+};
 /**
  * CloudEvents 1.0 structured form of a callback.
  */
-export interface CommunicationEvent {
+export type CommunicationEvent = {
   specversion: string;
   id: string;
   type: string;
@@ -21,8 +21,8 @@ export interface CommunicationEvent {
   data?: {
     [k: string]: unknown | undefined;
   };
-}
-export interface CommunicationError {
+};
+export type CommunicationError = {
   code: string;
   description: string;
-}
+};

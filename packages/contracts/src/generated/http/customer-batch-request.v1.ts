@@ -4,6 +4,6 @@ import type { BatchCustomerRecord } from './customer-batch-item.v1';
 /**
  * Body of POST /core-ws-rest/validate-batch-customers and /core-ws-rest/batch-customers. The item count limit is configured (default 1000).
  */
-export interface CustomerBatchRequest {
+export type CustomerBatchRequest = {
   customers: BatchCustomerRecord[];
-}
+};

@@ -54,26 +54,26 @@ export type ResultType = 'REQUEST_ACCEPTED' | 'REQUEST_REJECTED';
 /**
  * Sub-records and enumerations shared by the customer schemas (interface 2.1, 2.2).
  */
-export interface CustomerParts {
+export type CustomerParts = {
   [k: string]: unknown | undefined;
-}
+};
 /**
  * This interface was referenced by `CustomerParts`'s JSON-Schema
  * via the `definition` "Contact".
  */
-export interface Contact {
+export type Contact = {
   /**
    * MOBILEPHONE and EMAIL are used.
    */
   contactType?: string;
   contactDetails?: string;
   useForCommunication?: boolean;
-}
+};
 /**
  * This interface was referenced by `CustomerParts`'s JSON-Schema
  * via the `definition` "Address".
  */
-export interface Address {
+export type Address = {
   /**
    * Code from GET /classifier/addressType.
    */
@@ -88,12 +88,12 @@ export interface Address {
   streetAddress?: string;
   zipCode?: string;
   useForCorrespondence?: boolean;
-}
+};
 /**
  * This interface was referenced by `CustomerParts`'s JSON-Schema
  * via the `definition` "BusinessEntityDocument".
  */
-export interface BusinessEntityDocument {
+export type BusinessEntityDocument = {
   entityType?: EntityType;
   /**
    * OTHER and REGISTRATIONCERTIFICATE are used.
@@ -108,36 +108,36 @@ export interface BusinessEntityDocument {
   documentIssueCountry?: string;
   documentIssueAuthority?: string;
   description?: string;
-}
+};
 /**
  * This interface was referenced by `CustomerParts`'s JSON-Schema
  * via the `definition` "AppealReason".
  */
-export interface AppealReason {
+export type AppealReason = {
   /**
    * One string may hold several comma-separated codes.
    */
   appealReasonType?: string;
-}
+};
 /**
  * This interface was referenced by `CustomerParts`'s JSON-Schema
  * via the `definition` "IntroductionSource".
  */
-export interface IntroductionSource {
+export type IntroductionSource = {
   introductionSource?: string;
-}
+};
 /**
  * This interface was referenced by `CustomerParts`'s JSON-Schema
  * via the `definition` "OrderedService".
  */
-export interface OrderedService {
+export type OrderedService = {
   serviceType?: string;
-}
+};
 /**
  * This interface was referenced by `CustomerParts`'s JSON-Schema
  * via the `definition` "DeclaredTurnover".
  */
-export interface DeclaredTurnover {
+export type DeclaredTurnover = {
   from?: number;
   to?: number;
   /**
@@ -148,12 +148,12 @@ export interface DeclaredTurnover {
    * OPERATION_AMOUNT_MONTHLY and AVERAGE_MONTHLY_INCOME_AMOUNT are used.
    */
   turnoverType?: string;
-}
+};
 /**
  * This interface was referenced by `CustomerParts`'s JSON-Schema
  * via the `definition` "IncomeSource".
  */
-export interface IncomeSource {
+export type IncomeSource = {
   /**
    * DIVIDENDS, BONUSES, BUSINESS_REVENUE_OR_ASSET_SALE are used.
    */
@@ -161,82 +161,82 @@ export interface IncomeSource {
   incomePercentage?: number;
   from?: number;
   to?: number;
-}
+};
 /**
  * This interface was referenced by `CustomerParts`'s JSON-Schema
  * via the `definition` "PaymentPurpose".
  */
-export interface PaymentPurpose {
+export type PaymentPurpose = {
   /**
    * Code from GET /classifier/paymentPurposeType.
    */
   paymentPurposeType?: string;
   turnoverDirection?: TurnoverDirection;
-}
+};
 /**
  * This interface was referenced by `CustomerParts`'s JSON-Schema
  * via the `definition` "SourceOfWealth".
  */
-export interface SourceOfWealth {
+export type SourceOfWealth = {
   /**
    * Code from GET /classifier/sourceOfWealth (numeric string).
    */
   code?: string;
   amount?: number;
   comment?: string;
-}
+};
 /**
  * This interface was referenced by `CustomerParts`'s JSON-Schema
  * via the `definition` "PaymentCountry".
  */
-export interface PaymentCountry {
+export type PaymentCountry = {
   /**
    * Country code from GET /classifier/country.
    */
   country?: string;
   turnoverDirection?: TurnoverDirection;
-}
+};
 /**
  * This interface was referenced by `CustomerParts`'s JSON-Schema
  * via the `definition` "Activity".
  */
-export interface Activity {
+export type Activity = {
   activityType?: string;
   incomePercentage?: number;
-}
+};
 /**
  * This interface was referenced by `CustomerParts`'s JSON-Schema
  * via the `definition` "RegionOfActivity".
  */
-export interface RegionOfActivity {
+export type RegionOfActivity = {
   region?: string;
-}
+};
 /**
  * This interface was referenced by `CustomerParts`'s JSON-Schema
  * via the `definition` "CountryOfActivity".
  */
-export interface CountryOfActivity {
+export type CountryOfActivity = {
   /**
    * Country code from GET /classifier/country.
    */
   country?: string;
-}
+};
 /**
  * This interface was referenced by `CustomerParts`'s JSON-Schema
  * via the `definition` "CountryOfTaxPayment".
  */
-export interface CountryOfTaxPayment {
+export type CountryOfTaxPayment = {
   /**
    * Country code from GET /classifier/country.
    */
   country?: string;
   taxpayerNumber?: string;
-}
+};
 /**
  * This interface was referenced by `CustomerParts`'s JSON-Schema
  * via the `definition` "AdditionalValue".
  */
-export interface AdditionalValue {
+export type AdditionalValue = {
   code: string;
   description?: string;
   datatype?: AdditionalValueDatatype;
@@ -244,48 +244,48 @@ export interface AdditionalValue {
    * A string when datatype is STRING, a boolean when datatype is BOOLEAN.
    */
   value?: string | boolean;
-}
+};
 /**
  * This interface was referenced by `CustomerParts`'s JSON-Schema
  * via the `definition` "FieldOfActivity".
  */
-export interface FieldOfActivity {
+export type FieldOfActivity = {
   student?: StudentActivity;
   pension?: PensionActivity;
   employment?: EmploymentActivity;
   other?: OtherActivity;
-}
-export interface StudentActivity {
+};
+export type StudentActivity = {
   isStudent?: boolean;
   higherSchoolTitle?: string;
   /**
    * Country code from GET /classifier/country.
    */
   higherSchoolCountry?: string;
-}
-export interface PensionActivity {
+};
+export type PensionActivity = {
   isPensioner?: boolean;
   /**
    * Country code from GET /classifier/country.
    */
   pensionCountry?: string;
-}
-export interface EmploymentActivity {
+};
+export type EmploymentActivity = {
   isUnemployed?: boolean;
   isSelfEmployed?: boolean;
   isEmployee?: boolean;
   employerTitle?: string;
   employmentPositionDescription?: string;
-}
-export interface OtherActivity {
+};
+export type OtherActivity = {
   isOtherStatus?: boolean;
   otherStatusDescription?: string;
-}
+};
 /**
  * This interface was referenced by `CustomerParts`'s JSON-Schema
  * via the `definition` "RelatedEntity".
  */
-export interface RelatedEntity {
+export type RelatedEntity = {
   entityType: EntityType;
   /**
    * DIRECTOR and HOST are used.
@@ -373,14 +373,14 @@ export interface RelatedEntity {
    * @maxItems 100
    */
   listAdditionalValues?: AdditionalValue[];
-}
+};
 /**
  * Every field of a customer record (interface 2.1) with the rules shared by all endpoints.
  *
  * This interface was referenced by `CustomerParts`'s JSON-Schema
  * via the `definition` "CustomerFields".
  */
-export interface CustomerFields {
+export type CustomerFields = {
   /**
    * Unique number of the communication; correlation key of the risk assessment callback.
    */
@@ -576,4 +576,4 @@ export interface CustomerFields {
   thirdPartyServicesUsed?: boolean;
   thirdPartyServicesUsedDescription?: string;
   organizationalStructureDescription?: string;
-}
+};

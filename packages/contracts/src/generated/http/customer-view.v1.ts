@@ -4,7 +4,7 @@ import type { CustomerStatus, EntityType, RiskLevel, SourceOfRiskLevel } from '.
 /**
  * Current state of one customer and its latest risk assessment (read model).
  */
-export interface CustomerView {
+export type CustomerView = {
   businessUnit: string;
   customerExtId: string;
   entityType: EntityType;
@@ -25,8 +25,8 @@ export interface CustomerView {
     [k: string]: unknown | undefined;
   };
   latestAssessment: AssessmentView | null;
-}
-export interface AssessmentView {
+};
+export type AssessmentView = {
   assessmentId: string;
   communicationNumber?: string;
   riskLevel: RiskLevel;
@@ -34,4 +34,4 @@ export interface AssessmentView {
   status: 'PENDING' | 'COMPLETED';
   assessedAt?: string;
   [k: string]: unknown | undefined;
-}
+};

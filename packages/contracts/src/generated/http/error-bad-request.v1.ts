@@ -3,9 +3,9 @@
 /**
  * Bad request on the batch endpoints (interface 7).
  */
-export interface BadRequestError {
+export type BadRequestError = {
   timestamp: string;
   status: 400;
   error: string;
   path: string;
-}
+};

@@ -4,8 +4,8 @@ import type { FieldError } from './field-error.v1';
 /**
  * Error body of the endpoints that interface.md does not define (auth failures, limits, non-spec endpoints).
  */
-export interface ErrorBody {
+export type ErrorBody = {
   errorCode: string;
   errorDescription: string;
   errors?: FieldError[];
-}
+};

@@ -3,8 +3,8 @@
 /**
  * Internal error on simplifiedCustomer (interface 7).
  */
-export interface SimplifiedInternalError {
+export type SimplifiedInternalError = {
   resultType: 'REQUEST_REJECTED';
   status: 500;
   error: string;
-}
+};

@@ -3,8 +3,8 @@
 /**
  * Not found on the batch endpoints: NotFound on validate-batch-customers, Not Found on batch-customers (interface 7).
  */
-export interface BatchNotFoundError {
+export type BatchNotFoundError = {
   errorCode: '404';
   errorDescription: 'NotFound' | 'Not Found';
   timeElapsedMs: number;
-}
+};

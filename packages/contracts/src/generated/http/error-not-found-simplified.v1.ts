@@ -3,9 +3,9 @@
 /**
  * Not found on simplifiedCustomer (interface 7).
  */
-export interface SimplifiedNotFoundError {
+export type SimplifiedNotFoundError = {
   timestamp: string;
   status: 404;
   error: string;
   path: string;
-}
+};

@@ -3,8 +3,8 @@
 /**
  * Processing failure on the batch endpoints (interface 7).
  */
-export interface BatchProcessingFailedError {
+export type BatchProcessingFailedError = {
   errorCode: '500';
   errorDescription: 'Processing failed';
   timeElapsedMs: number;
-}
+};

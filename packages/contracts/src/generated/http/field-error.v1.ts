@@ -3,7 +3,7 @@
 /**
  * One validation problem, located by path (with list indexes) and by a stable dotted code.
  */
-export interface FieldError {
+export type FieldError = {
   /**
    * Field path such as listRelatedEntity[2].listAddress[0].addressType; empty for the body itself.
    */
@@ -16,4 +16,4 @@ export interface FieldError {
    * Human-readable text; never repeats the submitted value.
    */
   message: string;
-}
+};

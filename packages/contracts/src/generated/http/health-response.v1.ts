@@ -3,9 +3,9 @@
 /**
  * Body of GET /health/live and /health/ready.
  */
-export interface HealthResponse {
+export type HealthResponse = {
   status: 'ok' | 'unavailable';
   checks?: {
     [k: string]: ('ok' | 'unavailable') | undefined;
   };
-}
+};

@@ -4,7 +4,7 @@ import type { RiskLevel } from './customer-parts.v1';
 /**
  * Body of POST /api/risk/overrides: a person sets the final risk level of an assessment.
  */
-export interface RiskOverrideRequest {
+export type RiskOverrideRequest = {
   businessUnit: string;
   customerExtId: string;
   assessmentId: string;
@@ -12,4 +12,4 @@ export interface RiskOverrideRequest {
   decision: 'ACCEPTED' | 'REJECTED';
   decisionGroundCode?: string;
   comment?: string;
-}
+};

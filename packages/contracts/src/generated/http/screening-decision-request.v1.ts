@@ -3,10 +3,10 @@
 /**
  * Body of POST /api/screening/decisions: a reviewer resolves a pending screening match.
  */
-export interface ScreeningDecisionRequest {
+export type ScreeningDecisionRequest = {
   businessUnit: string;
   customerExtId: string;
   screeningId: string;
   decision: 'TRUE_MATCH' | 'FALSE_POSITIVE';
   comment?: string;
-}
+};

@@ -4,13 +4,13 @@ import type { ScreeningProcess } from './customer-parts.v1';
 /**
  * Result of GET /api/screening/search.
  */
-export interface ScreeningSearchResponse {
-  hits: ScreeningHit[];
-}
-export interface ScreeningHit {
+export type ScreeningSearchResponse = {
+  hits: ScreeningSearchHit[];
+};
+export type ScreeningSearchHit = {
   list: ScreeningProcess;
   entryId: string;
   name: string;
   score: number;
   [k: string]: unknown | undefined;
-}
+};

@@ -4,7 +4,7 @@ import type { ResultType } from './customer-parts.v1';
 /**
  * Acceptance or rejection of a simplified customer (interface 4.4, 7).
  */
-export interface SimplifiedCustomerResponse {
+export type SimplifiedCustomerResponse = {
   resultType: ResultType;
   /**
    * null when accepted.
@@ -14,4 +14,4 @@ export interface SimplifiedCustomerResponse {
    * null when accepted.
    */
   errorDescription: string | null;
-}
+};

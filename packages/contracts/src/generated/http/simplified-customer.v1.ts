@@ -4,7 +4,7 @@ import type { EntityType } from './customer-parts.v1';
 /**
  * Body of POST /core-ws-rest/simplifiedCustomer (interface 4.4).
  */
-export interface SimplifiedCustomerRecord {
+export type SimplifiedCustomerRecord = {
   /**
    * Unique number of the communication; correlation key of the risk assessment callback.
    */
@@ -38,4 +38,4 @@ export interface SimplifiedCustomerRecord {
    * Official name. Required for ORGANIZATION; not allowed for INDIVIDUAL.
    */
   title?: string;
-}
+};

@@ -168,7 +168,7 @@ export type BandSource =
 /**
  * A versioned, explainable customer risk matrix (EBA/GL/2021/02 risk factors: customer, product/service, geography, channel). Semantic rules that JSON Schema cannot express (weight cap, reachability of HIGH, threshold order, band order, references between sections) are checked by validateMatrix in @crs/risk-engine.
  */
-export interface RiskMatrix {
+export type RiskMatrix = {
   $schema?: string;
   /**
    * Stable identifier of the matrix across versions.
@@ -226,14 +226,14 @@ export interface RiskMatrix {
    * Minimum levels that no weighting can lower.
    */
   floors: Floor[];
-}
+};
 /**
  * Inline country-risk table. A country's score is the highest of the scores of the lists it is on and of its entry in countryScores, else defaultScore; unrecognised codes get unknownCountryScore.
  *
  * This interface was referenced by `RiskMatrix`'s JSON-Schema
  * via the `definition` "countryRisk".
  */
-export interface CountryRisk {
+export type CountryRisk = {
   source: string;
   asOf: string;
   note?: string;
@@ -251,12 +251,12 @@ export interface CountryRisk {
   };
   defaultScore: Score;
   unknownCountryScore: Score;
-}
+};
 /**
  * This interface was referenced by `RiskMatrix`'s JSON-Schema
  * via the `definition` "factorBase".
  */
-export interface FactorBase {
+export type FactorBase = {
   id: Identifier;
   label: string;
   description?: string;
@@ -266,12 +266,13 @@ export interface FactorBase {
   riskCategory?: 'CUSTOMER' | 'PRODUCT_SERVICE' | 'GEOGRAPHY' | 'CHANNEL';
   weight: number;
   appliesTo: AppliesTo;
-}
+  kind: string;
+};
 /**
  * This interface was referenced by `RiskMatrix`'s JSON-Schema
  * via the `definition` "appliesTo".
  */
-export interface AppliesTo {
+export type AppliesTo = {
   /**
    * @minItems 1
    */
@@ -280,35 +281,35 @@ export interface AppliesTo {
    * @minItems 1
    */
   roles: Role[];
-}
+};
 /**
  * This interface was referenced by `RiskMatrix`'s JSON-Schema
  * via the `definition` "floor".
  */
-export interface Floor {
+export type Floor = {
   id: Identifier;
   level: RaisedLevel;
   reason: string;
   when: Condition;
-}
+};
 /**
  * This interface was referenced by `RiskMatrix`'s JSON-Schema
  * via the `definition` "levelScores".
  */
-export interface LevelScores {
+export type LevelScores = {
   NONE: Score;
   LOW: Score;
   MEDIUM: Score;
   HIGH: Score;
   EXTREME: Score;
-}
+};
 /**
  * Highest country score over every country found in the sources.
  *
  * This interface was referenced by `RiskMatrix`'s JSON-Schema
  * via the `definition` "countryFactor".
  */
-export interface CountryFactor {
+export type CountryFactor = {
   id?: unknown;
   label?: unknown;
   description?: unknown;
@@ -320,14 +321,14 @@ export interface CountryFactor {
    * @minItems 1
    */
   sources: CountrySource[];
-}
+};
 /**
  * Highest score over the boolean fields that are present.
  *
  * This interface was referenced by `RiskMatrix`'s JSON-Schema
  * via the `definition` "flagsFactor".
  */
-export interface FlagsFactor {
+export type FlagsFactor = {
   id?: unknown;
   label?: unknown;
   description?: unknown;
@@ -343,14 +344,14 @@ export interface FlagsFactor {
     whenTrue: Score;
     whenFalse: Score;
   }[];
-}
+};
 /**
  * Highest score over the codes found; codes compare case-insensitively; codes not in scores get defaultScore.
  *
  * This interface was referenced by `RiskMatrix`'s JSON-Schema
  * via the `definition` "codesFactor".
  */
-export interface CodesFactor {
+export type CodesFactor = {
   id?: unknown;
   label?: unknown;
   description?: unknown;
@@ -363,14 +364,14 @@ export interface CodesFactor {
     [k: string]: Score;
   };
   defaultScore: Score;
-}
+};
 /**
  * Numeric value mapped through bands: the first band whose below is greater than the value; the last band has no below.
  *
  * This interface was referenced by `RiskMatrix`'s JSON-Schema
  * via the `definition` "bandsFactor".
  */
-export interface BandsFactor {
+export type BandsFactor = {
   id?: unknown;
   label?: unknown;
   description?: unknown;
@@ -386,14 +387,14 @@ export interface BandsFactor {
     below?: number;
     score: Score;
   }[];
-}
+};
 /**
  * Combines the record's own flag (e.g. isSanctioned) with the screening result for one list; the highest applies.
  *
  * This interface was referenced by `RiskMatrix`'s JSON-Schema
  * via the `definition` "screeningFactor".
  */
-export interface ScreeningFactor {
+export type ScreeningFactor = {
   id?: unknown;
   label?: unknown;
   description?: unknown;
@@ -407,14 +408,14 @@ export interface ScreeningFactor {
   confirmedMatchScore: Score;
   potentialMatchScore: Score;
   noMatchScore: Score;
-}
+};
 /**
  * listPurpose BLACK or WHITE; absent means not applicable.
  *
  * This interface was referenced by `RiskMatrix`'s JSON-Schema
  * via the `definition` "listPurposeFactor".
  */
-export interface ListPurposeFactor {
+export type ListPurposeFactor = {
   id?: unknown;
   label?: unknown;
   description?: unknown;
@@ -424,14 +425,14 @@ export interface ListPurposeFactor {
   kind?: unknown;
   blackScore: Score;
   whiteScore: Score;
-}
+};
 /**
  * Each related entity is assessed with the factors for its entity type and role RELATED_ENTITY; the factor score is the highest levelScores[level] x share weight. Share weight = min(1, max(minimumWeight, share / fullWeightAtShare)), or 1 when no share or vote percentage is given.
  *
  * This interface was referenced by `RiskMatrix`'s JSON-Schema
  * via the `definition` "relatedEntitiesFactor".
  */
-export interface RelatedEntitiesFactor {
+export type RelatedEntitiesFactor = {
   id?: unknown;
   label?: unknown;
   description?: unknown;
@@ -450,4 +451,4 @@ export interface RelatedEntitiesFactor {
     fullWeightAtShare: number;
     minimumWeight: number;
   };
-}
+};

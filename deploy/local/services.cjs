@@ -1,0 +1,211 @@
+#!/usr/bin/env node
+// Starts every service of the system as its own process (its own composition root), against the local
+// stack: `node deploy/local/services.cjs up|down|status`. Also used by the end-to-end and fault tests,
+// which start, SIGKILL and restart single services through the exported functions.
+'use strict';
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const http = require('node:http');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const LOCAL = path.join(ROOT, '.local');
+const RUN = path.join(LOCAL, 'run');
+const LOGS = path.join(LOCAL, 'logs');
+
+/** Service name -> entry point and the port its /health/ready answers on. */
+const SERVICES = {
+  customer: { main: 'services/customer/dist/main.js', healthPortVar: 'HEALTH_PORT', port: 9101 },
+  projector: { main: 'services/projector/dist/main.js', healthPortVar: 'HEALTH_PORT', port: 9102 },
+  callback: { main: 'services/callback/dist/main.js', healthPortVar: 'HEALTH_PORT', port: 9103 },
+  evaluation: { main: 'services/evaluation/dist/main.js', healthPortVar: 'HEALTH_PORT', port: 9104, optional: true },
+  screening: { main: 'services/screening/dist/main.js', healthPortVar: 'HEALTH_PORT', port: 9105, optional: true },
+  archive: { main: 'services/archive/dist/main.js', healthPortVar: 'HEALTH_PORT', port: 9106, optional: true },
+  ingress: { main: 'services/ingress/dist/main.js', healthPortVar: 'HTTP_PORT', port: 8080 },
+  'demo-receiver': { main: 'deploy/local/demo-receiver.cjs', healthPortVar: 'RECEIVER_PORT', port: 8089, demo: true },
+};
+
+function readStackEnv() {
+  const file = path.join(LOCAL, 'stack.env');
+  if (!fs.existsSync(file)) throw new Error('the local stack is not up: run `pnpm stack:up` first');
+  const env = {};
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    const m = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(line.trim());
+    if (m) env[m[1]] = m[2];
+  }
+  return env;
+}
+
+/** Keys for tokens and callback signatures, made once per checkout (never committed). */
+async function ensureKeys() {
+  const auth = require(path.join(ROOT, 'packages/auth/dist/index.js'));
+  const dir = path.join(LOCAL, 'auth');
+  const tokens = await auth.ensureLocalKeys(dir);
+  const callbacks = await auth.ensureCallbackKeys(dir);
+  return { jwksFile: tokens.jwksPath, callbackKeyFile: callbacks.privateKeyPath, callbackJwksFile: callbacks.jwksPath };
+}
+
+function defaultCallbackConfig() {
+  const file = path.join(LOCAL, 'callbacks.json');
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(LOCAL, { recursive: true });
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ endpoints: [{ id: 'demo-receiver', businessUnit: 'DEMO', url: 'http://127.0.0.1:8089/callbacks', eventTypes: ['*'] }] }, null, 2),
+    );
+  }
+  return file;
+}
+
+async function baseEnv(overrides = {}) {
+  const keys = await ensureKeys();
+  return {
+    ...process.env,
+    ...readStackEnv(),
+    TOPIC_REPLICATION_FACTOR: '1',
+    AUTH_JWKS_FILE: keys.jwksFile,
+    CALLBACK_SIGNING_KEY_FILE: keys.callbackKeyFile,
+    RECEIVER_JWKS_FILE: keys.callbackJwksFile,
+    CALLBACK_CONFIG_FILE: process.env.CALLBACK_CONFIG_FILE || defaultCallbackConfig(),
+    CRS_SHARED_DATA: process.env.CRS_SHARED_DATA || path.resolve(ROOT, '..', 'shared', 'data'),
+    ...overrides,
+  };
+}
+
+function pidFile(name) {
+  return path.join(RUN, `svc-${name}.pid`);
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function runningPid(name) {
+  try {
+    const pid = Number(fs.readFileSync(pidFile(name), 'utf8'));
+    return pid && alive(pid) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function get(url) {
+  return new Promise((resolve) => {
+    const req = http.get(url, { timeout: 2000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    });
+    req.on('error', () => resolve(0));
+    req.on('timeout', () => {
+      req.destroy();
+      resolve(0);
+    });
+  });
+}
+
+async function waitReady(name, port, pid, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (pid && !alive(pid)) throw new Error(`${name} exited during start; see .local/logs/${name}.log`);
+    if ((await get(`http://127.0.0.1:${port}/health/ready`)) === 200) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${name} not ready after ${timeoutMs} ms; see .local/logs/${name}.log`);
+}
+
+/** Starts one service (if not running) and waits for its readiness. `env` adds or overrides settings. */
+async function startService(name, { env = {}, timeoutMs = 90000 } = {}) {
+  const spec = SERVICES[name];
+  if (!spec) throw new Error(`unknown service ${name}`);
+  const port = Number(env[spec.healthPortVar] || spec.port);
+  let pid = runningPid(name);
+  if (!pid) {
+    if (!fs.existsSync(path.join(ROOT, spec.main))) throw new Error(`${spec.main} is missing: run the build first`);
+    fs.mkdirSync(RUN, { recursive: true });
+    fs.mkdirSync(LOGS, { recursive: true });
+    const out = fs.openSync(path.join(LOGS, `${name}.log`), 'a');
+    const child = spawn(process.execPath, [path.join(ROOT, spec.main)], {
+      cwd: ROOT,
+      env: await baseEnv({ SERVICE_NAME: name, [spec.healthPortVar]: String(port), ...env }),
+      detached: true,
+      stdio: ['ignore', out, out],
+    });
+    child.unref();
+    fs.closeSync(out);
+    pid = child.pid;
+    fs.writeFileSync(pidFile(name), String(pid));
+  }
+  await waitReady(name, port, pid, timeoutMs);
+  return { pid, port };
+}
+
+/** Stops one service: SIGTERM (graceful) or SIGKILL (a crash), waiting until it is gone. */
+async function stopService(name, { signal = 'SIGTERM', timeoutMs = 20000 } = {}) {
+  const pid = runningPid(name);
+  if (pid) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      /* already gone */
+    }
+    const deadline = Date.now() + timeoutMs;
+    while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    if (alive(pid)) process.kill(pid, 'SIGKILL');
+    while (alive(pid)) await new Promise((r) => setTimeout(r, 50));
+  }
+  fs.rmSync(pidFile(name), { force: true });
+}
+
+/** A service exists once it has a composition root (app.js) beside its main. */
+function available(name) {
+  return fs.existsSync(path.join(ROOT, path.dirname(SERVICES[name].main), 'app.js')) || !!SERVICES[name].demo;
+}
+
+async function up({ demo = true } = {}) {
+  // The decider and projector first: the ingress is ready to accept before anything consumes.
+  const order = ['customer', 'projector', 'evaluation', 'screening', 'archive', 'callback', 'ingress', 'demo-receiver'];
+  for (const name of order) {
+    const spec = SERVICES[name];
+    if (spec.demo && !demo) continue;
+    if (spec.optional && !available(name)) continue;
+    const { pid, port } = await startService(name);
+    console.log(`${name.padEnd(14)} up  pid ${pid}  http://127.0.0.1:${port}/health/ready`);
+  }
+}
+
+async function down() {
+  for (const name of Object.keys(SERVICES).reverse()) await stopService(name);
+}
+
+function status() {
+  let all = true;
+  for (const name of Object.keys(SERVICES)) {
+    const pid = runningPid(name);
+    if (!pid && !(SERVICES[name].optional && !available(name))) all = false;
+    console.log(`${name.padEnd(14)} ${pid ? `up    pid ${pid}` : 'down'}`);
+  }
+  return all;
+}
+
+module.exports = { SERVICES, startService, stopService, up, down, status, baseEnv, ensureKeys, ROOT };
+
+if (require.main === module) {
+  const cmd = process.argv[2];
+  const run = { up: () => up(), down: () => down(), status: () => (status() ? 0 : 1) }[cmd];
+  if (!run) {
+    console.error('usage: services.cjs up|down|status');
+    process.exit(2);
+  }
+  Promise.resolve(run()).then(
+    (code) => process.exit(typeof code === 'number' ? code : 0),
+    (err) => {
+      console.error(`error: ${err.message}`);
+      process.exit(1);
+    },
+  );
+}

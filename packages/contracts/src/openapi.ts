@@ -1,0 +1,466 @@
+import { schemaDocuments } from './generated/schemas.generated';
+
+type Json = Record<string, unknown>;
+
+const HTTP_PREFIX = 'https://schemas.crs.local/http/';
+
+export const Scopes = {
+  'customers:write': 'Import customers (single, batch, simplified) and validate batches.',
+  'customers:read': 'Read customers, their assessments and communication events.',
+  'classifiers:read': 'Read the classifier lists of a business unit.',
+  'operations:archive': 'Move operations to the archive.',
+  'screening:search': 'Search the screening lists.',
+  'screening:decide': 'Resolve pending screening matches.',
+  'risk:override': 'Override the risk level of an assessment.',
+  'callbacks:redeliver': 'Resend callbacks.',
+} as const;
+export type Scope = keyof typeof Scopes;
+
+/**
+ * Components from the HTTP schemas: each document becomes a component named by its title and each
+ * `$defs` entry a component of its own; `$ref`s are rewritten to point at components, `$id` and `$schema`
+ * are dropped so that no reference resolves against another base.
+ */
+function componentsFromSchemas(): { schemas: Record<string, Json>; refByUrl: Map<string, string> } {
+  const http = schemaDocuments.filter((document) => String(document.$id).startsWith(HTTP_PREFIX));
+  const refByUrl = new Map<string, string>();
+  const pending: Array<[string, Json, string]> = [];
+  const claim = (name: string, url: string) => {
+    if ([...refByUrl.values()].includes(`#/components/schemas/${name}`))
+      throw new Error(`Component name ${name} is used twice`);
+    refByUrl.set(url, `#/components/schemas/${name}`);
+  };
+  for (const document of http) {
+    const id = String(document.$id);
+    const { $id: _id, $schema: _schema, $defs, ...rest } = document as Json;
+    for (const [name, def] of Object.entries(($defs as Record<string, Json> | undefined) ?? {})) {
+      claim(name, `${id}#/$defs/${name}`);
+      pending.push([name, def, id]);
+    }
+    // A document that only holds $defs has no shape of its own.
+    if ('type' in rest || 'allOf' in rest || 'properties' in rest) {
+      claim(String(document.title), id);
+      pending.push([String(document.title), rest, id]);
+    }
+  }
+  const rewrite = (node: unknown, base: string): unknown => {
+    if (Array.isArray(node)) return node.map((item) => rewrite(item, base));
+    if (node === null || typeof node !== 'object') return node;
+    const out: Json = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string') {
+        const target = refByUrl.get(new URL(value, base).toString());
+        if (target === undefined) throw new Error(`Unresolvable $ref ${value} in ${base}`);
+        out[key] = target;
+      } else out[key] = rewrite(value, base);
+    }
+    return out;
+  };
+  const schemas: Record<string, Json> = {};
+  for (const [name, schema, base] of pending.sort(([a], [b]) => a.localeCompare(b)))
+    schemas[name] = rewrite(schema, base) as Json;
+  return { schemas, refByUrl };
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: Json, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+const commonErrors = {
+  '401': { $ref: '#/components/responses/Unauthorized' },
+  '403': { $ref: '#/components/responses/Forbidden' },
+  '413': { $ref: '#/components/responses/PayloadTooLarge' },
+  '415': { $ref: '#/components/responses/UnsupportedMediaType' },
+  '503': { $ref: '#/components/responses/ServiceUnavailable' },
+};
+const readErrors = {
+  '401': commonErrors['401'],
+  '403': commonErrors['403'],
+  '503': commonErrors['503'],
+};
+const secured = (scope: Scope) => [{ bearerAuth: [scope] }];
+const text = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength });
+const query = (name: string, required: boolean, description: string, schema: Json = text(255)) => ({
+  name,
+  in: 'query',
+  required,
+  description,
+  schema,
+});
+const pathParam = (name: string, description: string, schema: Json = text(255)) => ({
+  name,
+  in: 'path',
+  required: true,
+  description,
+  schema,
+});
+const businessUnitQuery = (required: boolean) =>
+  query(
+    'businessUnit',
+    required,
+    required
+      ? 'Business unit identifier.'
+      : "Business unit identifier; defaults to the token's only business unit (400 when the token has several).",
+  );
+
+function classifierPath(name: string, entry: string) {
+  return {
+    get: {
+      operationId: `getClassifier${name.charAt(0).toUpperCase()}${name.slice(1)}`,
+      summary: `List the ${name} classifier of a business unit`,
+      description: `Entries carry ${entry}.`,
+      tags: ['classifiers'],
+      security: secured('classifiers:read'),
+      parameters: [businessUnitQuery(false)],
+      responses: {
+        '200': json({ type: 'array', items: ref('ClassifierEntry') }, 'The entries, ordered by code.'),
+        '400': json(ref('ErrorBody'), 'businessUnit missing while the token has several, or invalid.'),
+        ...readErrors,
+      },
+    },
+  };
+}
+
+/**
+ * The OpenAPI 3.1 document of the service, with every body schema taken from schemas/http. Scopes are
+ * listed per operation in the security requirement (OpenAPI 3.1 allows role names for any scheme).
+ */
+export function buildOpenApi(): Json {
+  const { schemas } = componentsFromSchemas();
+  const customerWrite = (
+    operationId: string,
+    summary: string,
+    description: string,
+    body: string,
+    ok: Json,
+    extra: Json,
+  ) => ({
+    post: {
+      operationId,
+      summary,
+      description,
+      tags: ['customers'],
+      security: secured('customers:write'),
+      requestBody: { required: true, content: { 'application/json': { schema: ref(body) } } },
+      responses: { '200': ok, ...extra, ...commonErrors },
+    },
+  });
+  const batchErrors = (notFound: string) => ({
+    '400': json(
+      ref('BadRequestError'),
+      'Malformed JSON, not an object with an array customers, or more customers than allowed.',
+    ),
+    '404': json(ref('BatchNotFoundError'), `Unknown business unit (errorDescription ${notFound}).`),
+    '500': json(ref('BatchProcessingFailedError'), 'Processing failed.'),
+  });
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Customer Risk Import Service',
+      version: 'v0',
+      description:
+        'Customer import, risk evaluation and screening. Decisions on points interface.md leaves open: docs/api.md.',
+    },
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    tags: [
+      { name: 'customers' },
+      { name: 'classifiers' },
+      { name: 'operations' },
+      { name: 'screening' },
+      { name: 'risk' },
+      { name: 'callbacks' },
+      { name: 'health' },
+    ],
+    security: [{ bearerAuth: [] }],
+    paths: {
+      '/core-ws-rest/customer': customerWrite(
+        'importCustomer',
+        'Import one customer; EVALUATE also starts a risk evaluation',
+        'Answers once the command is durably accepted; results arrive by callback.',
+        'CustomerRecord',
+        json(ref('CustomerImportResponse'), 'REQUEST_ACCEPTED.'),
+        {
+          '400': json(
+            ref('CustomerImportResponse'),
+            'REQUEST_REJECTED: V001 (with errors), O001, K001..K006, MALFORMED_JSON.',
+          ),
+        },
+      ),
+      '/core-ws-rest/validate-batch-customers': customerWrite(
+        'validateBatchCustomers',
+        'Validate many customers without saving',
+        'Each item is validated as in batch-customers; nothing is stored.',
+        'CustomerBatchRequest',
+        json(ref('BatchResponse'), 'One result per item, in request order.'),
+        batchErrors('NotFound'),
+      ),
+      '/core-ws-rest/batch-customers': customerWrite(
+        'importBatchCustomers',
+        'Import many customers (sourceOfRiskLevel IMPORT, no screening)',
+        'Valid items are accepted, invalid ones rejected individually.',
+        'CustomerBatchRequest',
+        json(ref('BatchResponse'), 'One result per item, in request order.'),
+        batchErrors('Not Found'),
+      ),
+      '/core-ws-rest/simplifiedCustomer': customerWrite(
+        'importSimplifiedCustomer',
+        'Import a simplified customer (screening only)',
+        'A simplified customer cannot downgrade a full customer (C005, reported by callback).',
+        'SimplifiedCustomerRecord',
+        json(ref('SimplifiedCustomerResponse'), 'REQUEST_ACCEPTED.'),
+        {
+          '400': json(
+            ref('SimplifiedCustomerResponse'),
+            'REQUEST_REJECTED: V001, O001, K00n, MALFORMED_JSON.',
+          ),
+          '404': json(ref('SimplifiedNotFoundError'), 'Unknown business unit.'),
+          '500': json(ref('SimplifiedInternalError'), 'Internal error.'),
+        },
+      ),
+      '/classifier/paymentPurposeType': classifierPath('paymentPurposeType', 'code, title, businessUnit'),
+      '/classifier/accountType': classifierPath('accountType', 'code, description, businessUnit'),
+      '/classifier/addressType': classifierPath('addressType', 'code, description, businessUnit'),
+      '/classifier/sourceOfWealth': classifierPath(
+        'sourceOfWealth',
+        'code (numeric string), description, businessUnit',
+      ),
+      '/classifier/currency': classifierPath(
+        'currency',
+        'code (ISO 4217 alpha-3), description, businessUnit',
+      ),
+      '/classifier/country': classifierPath(
+        'country',
+        'code (ISO 3166-1 alpha-2), description, businessUnit',
+      ),
+      '/api/integration-services/v1/discard-operations': {
+        delete: {
+          operationId: 'discardOperation',
+          summary: 'Move an operation to the archive',
+          tags: ['operations'],
+          security: secured('operations:archive'),
+          parameters: [
+            query('extId', true, 'External identifier of the operation.'),
+            businessUnitQuery(true),
+          ],
+          responses: {
+            '200': json({ type: 'object', maxProperties: 0 }, 'Archived (also when it already was).'),
+            '400': json(ref('ErrorBody'), 'Missing or too long query parameter.'),
+            '404': json(ref('ErrorBody'), 'No such operation in this business unit (NOT_FOUND).'),
+            ...readErrors,
+          },
+        },
+      },
+      '/api/integration-services/v1/communications-events/{communicationNumber}': {
+        get: {
+          operationId: 'getCommunicationEvents',
+          summary: 'Events produced for one communication (callbacks a client may have missed)',
+          tags: ['callbacks'],
+          security: secured('customers:read'),
+          parameters: [
+            pathParam('communicationNumber', 'The communicationNumber of the request.'),
+            businessUnitQuery(false),
+          ],
+          responses: {
+            '200': json(
+              ref('CommunicationsEventsResponse'),
+              'Events in order; errors holds rejections of the communication.',
+            ),
+            '404': json(ref('ErrorBody'), 'Unknown communicationNumber (NOT_FOUND).'),
+            ...readErrors,
+          },
+        },
+      },
+      '/api/customers/{businessUnit}/{customerExtId}': {
+        get: {
+          operationId: 'getCustomer',
+          summary: 'Current state of a customer and its latest assessment',
+          tags: ['customers'],
+          security: secured('customers:read'),
+          parameters: [
+            pathParam('businessUnit', 'Business unit identifier.'),
+            pathParam('customerExtId', 'External customer identifier.'),
+          ],
+          responses: {
+            '200': json(ref('CustomerView'), 'The customer.'),
+            '404': json(ref('ErrorBody'), 'Unknown customer (NOT_FOUND).'),
+            ...readErrors,
+          },
+        },
+      },
+      '/api/screening/search': {
+        get: {
+          operationId: 'searchScreeningLists',
+          summary: 'Search the screening lists by name',
+          tags: ['screening'],
+          security: secured('screening:search'),
+          parameters: [
+            query('name', true, 'Name to search for.'),
+            businessUnitQuery(false),
+            query('list', false, 'Restrict to one list.', ref('ScreeningProcess')),
+            query('limit', false, 'Maximum hits (default 20).', {
+              type: 'integer',
+              minimum: 1,
+              maximum: 100,
+              default: 20,
+            }),
+          ],
+          responses: {
+            '200': json(ref('ScreeningSearchResponse'), 'Hits, best first.'),
+            '400': json(ref('ErrorBody'), 'Invalid query (V001 with errors).'),
+            ...readErrors,
+          },
+        },
+      },
+      '/api/screening/decisions': {
+        post: {
+          operationId: 'decideScreeningMatch',
+          summary: 'Resolve a pending screening match',
+          tags: ['screening'],
+          security: secured('screening:decide'),
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: ref('ScreeningDecisionRequest') } },
+          },
+          responses: {
+            '202': json(ref('CommandAccepted'), 'Accepted; the outcome arrives as an event.'),
+            '400': json(ref('ErrorBody'), 'Invalid body (V001 with errors).'),
+            ...commonErrors,
+          },
+        },
+      },
+      '/api/risk/overrides': {
+        post: {
+          operationId: 'overrideRisk',
+          summary: 'Set the final risk level of an assessment',
+          tags: ['risk'],
+          security: secured('risk:override'),
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: ref('RiskOverrideRequest') } },
+          },
+          responses: {
+            '202': json(ref('CommandAccepted'), 'Accepted; the outcome arrives as an event.'),
+            '400': json(ref('ErrorBody'), 'Invalid body (V001 with errors).'),
+            ...commonErrors,
+          },
+        },
+      },
+      '/api/callbacks/redeliver': {
+        post: {
+          operationId: 'redeliverCallbacks',
+          summary: 'Resend the callbacks of a communication',
+          tags: ['callbacks'],
+          security: secured('callbacks:redeliver'),
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: ref('CallbackRedeliverRequest') } },
+          },
+          responses: {
+            '202': json(ref('CommandAccepted'), 'Accepted; the callbacks are queued.'),
+            '400': json(ref('ErrorBody'), 'Invalid body (V001 with errors).'),
+            '404': json(ref('ErrorBody'), 'Unknown communicationNumber (NOT_FOUND).'),
+            ...commonErrors,
+          },
+        },
+      },
+      '/health/live': {
+        get: {
+          operationId: 'getLiveness',
+          summary: 'Liveness probe (no token: probes cannot carry one)',
+          tags: ['health'],
+          security: [],
+          responses: { '200': json(ref('HealthResponse'), 'The process is alive.') },
+        },
+      },
+      '/health/ready': {
+        get: {
+          operationId: 'getReadiness',
+          summary: 'Readiness probe (no token)',
+          tags: ['health'],
+          security: [],
+          responses: {
+            '200': json(ref('HealthResponse'), 'Ready to serve.'),
+            '503': json(ref('HealthResponse'), 'A dependency is unavailable.'),
+          },
+        },
+      },
+    },
+    components: {
+      schemas,
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: `Verified JWT bound to business units. Scopes: ${Object.entries(Scopes)
+            .map(([scope, meaning]) => `${scope} (${meaning})`)
+            .join('; ')}`,
+        },
+      },
+      responses: {
+        Unauthorized: json(ref('ErrorBody'), 'AUTH_MISSING_TOKEN or AUTH_INVALID_TOKEN.'),
+        Forbidden: json(ref('ErrorBody'), 'AUTH_FORBIDDEN_SCOPE or AUTH_FORBIDDEN_BUSINESS_UNIT.'),
+        PayloadTooLarge: json(
+          ref('ErrorBody'),
+          'PAYLOAD_TOO_LARGE (body over the configured size) or BATCH_TOO_LARGE.',
+        ),
+        UnsupportedMediaType: json(
+          ref('ErrorBody'),
+          'UNSUPPORTED_MEDIA_TYPE: the body must be application/json.',
+        ),
+        ServiceUnavailable: json(
+          ref('ErrorBody'),
+          'SERVICE_UNAVAILABLE: Kafka or the store is unreachable; retry later.',
+        ),
+      },
+    },
+  };
+}
+
+const escapeHtml = (value: string) =>
+  value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+
+/** A self-contained HTML page (no scripts, no CDN) listing the operations of {@link buildOpenApi}. */
+export function renderDocsHtml(specUrl: string): string {
+  const spec = buildOpenApi() as {
+    info: { title: string; version: string };
+    paths: Record<string, Record<string, Json>>;
+  };
+  const rows: string[] = [];
+  for (const [path, operations] of Object.entries(spec.paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const security = (operation.security as Array<Record<string, string[]>> | undefined) ?? [];
+      const scopes = security.flatMap((requirement) => Object.values(requirement).flat());
+      const responses = Object.entries(
+        operation.responses as Record<string, { description?: string; $ref?: string }>,
+      )
+        .map(
+          ([status, response]) =>
+            `${status} ${response.description ?? String(response.$ref).split('/').pop()}`,
+        )
+        .join('<br>');
+      rows.push(
+        `<tr><td><code>${method.toUpperCase()}</code></td><td><code>${escapeHtml(path)}</code></td><td>${escapeHtml(String(operation.operationId))}</td>` +
+          `<td>${escapeHtml(String(operation.summary ?? ''))}</td><td>${escapeHtml(scopes.join(', ') || 'none')}</td><td>${escapeHtml(responses).replace(/&lt;br&gt;/g, '<br>')}</td></tr>`,
+      );
+    }
+  }
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(spec.info.title)} API</title>
+<style>body{font-family:system-ui,sans-serif;margin:2rem}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .5rem;vertical-align:top;text-align:left}</style>
+</head><body>
+<h1>${escapeHtml(spec.info.title)} <small>${escapeHtml(spec.info.version)}</small></h1>
+<p>Machine-readable document: <a href="${escapeHtml(specUrl)}">${escapeHtml(specUrl)}</a> (OpenAPI 3.1).</p>
+<table><thead><tr><th>Method</th><th>Path</th><th>Operation</th><th>Summary</th><th>Scopes</th><th>Responses</th></tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody></table>
+</body></html>
+`;
+}

@@ -1,0 +1,68 @@
+import path from 'node:path';
+import { readPersons } from './eval/datasets';
+import { loadAllDemoLists, resolveSharedDataDir } from './loaders/demo-lists';
+import { ScreeningQueryInvalidError } from './errors';
+import { buildIndex, DEFAULT_THRESHOLD, screen, screenExhaustive, type ScreeningQuery } from './screening';
+
+const dataDir = resolveSharedDataDir(process.env);
+const snapshots = loadAllDemoLists(dataDir, '2026-01-01T00:00:00.000Z');
+const index = buildIndex(snapshots);
+
+function sample(): ScreeningQuery[] {
+  const rows = [
+    ...readPersons(dataDir, 'positives_un_treated.csv').filter((_, i) => i % 23 === 0),
+    ...readPersons(dataDir, 'positives_us_congress_untreated.csv').filter((_, i) => i % 61 === 0),
+    ...readPersons(dataDir, 'negatives_global.csv').filter((_, i) => i % 2500 === 0),
+  ];
+  return rows.map((r) => ({ name: r.full_name, ...(r.date_of_birth ? { birthDate: r.date_of_birth } : {}) }));
+}
+
+describe('screen', () => {
+  it('finds the same hits through the index as a scan of every name', () => {
+    const queries = sample();
+    expect(queries.length).toBeGreaterThan(60);
+    let withHits = 0;
+    for (const q of queries) {
+      const opts = { threshold: 0.7, limit: 50 };
+      const fast = screen(index, q, opts);
+      expect(fast).toEqual(screenExhaustive(index, q, opts));
+      if (fast.length) withHits += 1;
+    }
+    expect(withHits).toBeGreaterThan(30);
+  });
+
+  it('returns hits sorted by score with list, source and explanation', () => {
+    const hits = screen(index, { name: 'PUTIN Vladimir Vladimirovich', birthDate: '1952-10-07' }, { threshold: 0.5 });
+    expect(hits[0]).toMatchObject({ list: 'SANCTIONS', source: 'OFAC_SDN', matchedName: 'PUTIN, Vladimir Vladimirovich', score: 1 });
+    expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((a, b) => b - a));
+    expect(hits[0]!.explanation.qualifiers).toEqual([expect.objectContaining({ kind: 'BIRTH_DATE', outcome: 'EXACT' })]);
+  });
+
+  it('restricts to the requested lists and entity type', () => {
+    const q: ScreeningQuery = { name: 'Jennifer L. McClellan' };
+    expect(screen(index, q).map((h) => h.list)).toContain('PEP');
+    expect(screen(index, { ...q, lists: ['SANCTIONS'] })).toEqual([]);
+    expect(screen(index, { ...q, entityType: 'ORGANIZATION' })).toEqual([]);
+  });
+
+  it('applies per-list thresholds', () => {
+    const q: ScreeningQuery = { name: 'J. McClellan' };
+    const s = screen(index, q, { threshold: 0.5 })[0]!.score;
+    expect(s).toBeLessThan(1);
+    expect(screen(index, q, { threshold: { PEP: s + 0.01 } })).toEqual([]);
+    expect(screen(index, q, { threshold: { PEP: s } })).toHaveLength(1);
+  });
+
+  it('finds the demo adverse-media entry by an alias in Cyrillic', () => {
+    const hits = screen(index, { name: 'Евгения Корваленко-Дриск', lists: ['ADVERSE_MEDIA'] }, { threshold: DEFAULT_THRESHOLD });
+    expect(hits.map((h) => h.entryId)).toEqual(['AM-DEMO-012']);
+  });
+
+  it('rejects an empty name', () => {
+    expect(() => screen(index, { name: '  ' })).toThrow(ScreeningQueryInvalidError);
+  });
+
+  it('reads the shared data in place', () => {
+    expect(path.isAbsolute(dataDir)).toBe(true);
+  });
+});

@@ -1,0 +1,117 @@
+import { readFileSync } from 'node:fs';
+import type { MongoClient } from 'mongodb';
+import type { JWK } from 'jose';
+import { Health, createMetricsRegistry, startHealthServer, type HealthServer, type Logger } from '@crs/runtime';
+import { toCloudEvent, type CustomerEvent } from '@crs/contracts';
+import { AtLeastOnceConsumer, Topics, setUpMessaging } from '@crs/messaging';
+import { connectMongo, pingMongo } from '@crs/store';
+import { DeliveryStore } from './delivery-store';
+import { Dispatcher } from './dispatcher';
+import { endpointsFor, parseRouting, type CallbackRouting } from './domain/routing';
+import type { CallbackConfig } from './config';
+
+export interface CallbackService {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  healthPort(): number;
+}
+
+/** What a callback carries: the event's data, without the customer record itself. */
+function callbackData(event: CustomerEvent): Record<string, unknown> {
+  switch (event.type) {
+    case 'CustomerCreated':
+    case 'CustomerUpdated': {
+      const c = event.data.customer;
+      return {
+        change: event.type === 'CustomerCreated' ? 'CREATED' : 'UPDATED',
+        customerStatus: c.customerStatus ?? null,
+        simplified: event.data.simplified === true,
+        flags: { sanctioned: c.isSanctioned ?? null, pep: c.isPEP ?? null, inAdverseMedia: c.isInAdverseMedia ?? null, inInternalList: c.isInInternalList ?? null },
+        updatedAt: event.occurredAt,
+      };
+    }
+    default:
+      return event.data as unknown as Record<string, unknown>;
+  }
+}
+
+export function buildCallbackService(config: CallbackConfig, logger: Logger): CallbackService {
+  const metrics = createMetricsRegistry('callback');
+  const health = new Health();
+  let consumer: AtLeastOnceConsumer<CustomerEvent> | undefined;
+  let dispatcher: Dispatcher | undefined;
+  let client: MongoClient | undefined;
+  let server: HealthServer | undefined;
+
+  const routing: CallbackRouting = parseRouting(
+    config.CALLBACK_ENDPOINTS || (config.CALLBACK_CONFIG_FILE ? readFileSync(config.CALLBACK_CONFIG_FILE, 'utf8') : '{"endpoints":[]}'),
+  );
+  const signingKey = JSON.parse(readFileSync(config.CALLBACK_SIGNING_KEY_FILE, 'utf8')) as JWK;
+
+  return {
+    healthPort: () => server?.port ?? 0,
+    async start() {
+      server = await startHealthServer({ health, metrics, port: config.HEALTH_PORT, host: config.HEALTH_HOST });
+      const mongo = await connectMongo(config);
+      client = mongo.client;
+      const store = new DeliveryStore(mongo.db);
+      await store.ensureIndexes();
+      dispatcher = new Dispatcher({
+        store,
+        logger,
+        metrics,
+        signingKey,
+        maxAttempts: config.CALLBACK_MAX_ATTEMPTS,
+        timeoutMs: config.CALLBACK_TIMEOUT_MS,
+        backoffBaseMs: config.CALLBACK_BACKOFF_BASE_MS,
+        backoffMaxMs: config.CALLBACK_BACKOFF_MAX_MS,
+        pollMs: config.CALLBACK_POLL_MS,
+        concurrency: config.CALLBACK_CONCURRENCY,
+      });
+      dispatcher.start();
+      const { kafka, serde } = await setUpMessaging(config, 'callback', logger);
+      consumer = new AtLeastOnceConsumer<CustomerEvent>({
+        kafka,
+        serde,
+        logger,
+        metrics,
+        groupId: config.CONSUMER_GROUP,
+        topics: [Topics.customerEvents.name],
+        handle: async ({ value: event }) => {
+          const data = callbackData(event);
+          const ce = toCloudEvent({ ...event, data: event.data as unknown as Record<string, unknown> }, data);
+          if (!ce) return;
+          const now = new Date();
+          for (const endpoint of endpointsFor(routing, event.businessUnit, ce.type)) {
+            await store.enqueue(
+              {
+                _id: `${event.eventId}|${endpoint.id}`,
+                eventId: event.eventId,
+                endpointId: endpoint.id,
+                url: endpoint.url,
+                businessUnit: event.businessUnit,
+                communicationNumber: event.correlationId,
+                customerExtId: event.customerExtId,
+                streamId: event.streamId,
+                streamVersion: event.streamVersion,
+                cloudEvent: ce,
+                nextAttemptAt: now,
+              },
+              now,
+            );
+          }
+          dispatcher?.kick();
+        },
+      });
+      health.addReadinessCheck('events', () => consumer?.isReady() ?? false);
+      health.addReadinessCheck('mongo', () => pingMongo(mongo.db));
+      await consumer.start();
+    },
+    async stop() {
+      await consumer?.stop();
+      await dispatcher?.stop();
+      await client?.close();
+      await server?.close();
+    },
+  };
+}

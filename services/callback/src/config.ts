@@ -1,0 +1,22 @@
+import { commonConfigSpec, loadConfig, mongoConfigSpec, num, str } from '@crs/runtime';
+
+const spec = {
+  ...commonConfigSpec,
+  ...mongoConfigSpec,
+  HEALTH_PORT: num({ default: 9103 }),
+  CONSUMER_GROUP: str({ default: 'callback' }),
+  CALLBACK_CONFIG_FILE: str({ default: '', desc: 'JSON file with the endpoints per business unit' }),
+  CALLBACK_ENDPOINTS: str({ default: '', desc: 'the same JSON inline (takes precedence over the file)' }),
+  CALLBACK_SIGNING_KEY_FILE: str({ desc: 'private JWK that signs every delivery' }),
+  CALLBACK_MAX_ATTEMPTS: num({ default: 12 }),
+  CALLBACK_TIMEOUT_MS: num({ default: 5000 }),
+  CALLBACK_BACKOFF_BASE_MS: num({ default: 1000 }),
+  CALLBACK_BACKOFF_MAX_MS: num({ default: 15 * 60 * 1000 }),
+  CALLBACK_POLL_MS: num({ default: 200 }),
+  CALLBACK_CONCURRENCY: num({ default: 32 }),
+};
+
+export function loadCallbackConfig(env: NodeJS.ProcessEnv = process.env) {
+  return loadConfig(spec, env);
+}
+export type CallbackConfig = ReturnType<typeof loadCallbackConfig>;

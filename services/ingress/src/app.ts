@@ -1,0 +1,162 @@
+import express, { type Express, type Request } from 'express';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import type { MongoClient } from 'mongodb';
+import {
+  Health,
+  Histogram,
+  createMetricsRegistry,
+  type Logger,
+  type Registry,
+} from '@crs/runtime';
+import { ErrorCodes, buildOpenApi, createValidators, renderDocsHtml } from '@crs/contracts';
+import { createTokenVerifier } from '@crs/auth';
+import { DurablePublisher, setUpMessaging } from '@crs/messaging';
+import { ProjectionCatalog, connectMongo, pingMongo } from '@crs/store';
+import { ClassifierStore } from './classifiers/classifier-store';
+import { demoClassifiers } from './classifiers/demo-classifiers';
+import { CommandGateway } from './command-gateway';
+import { customerRoutes } from './routes/customer-routes';
+import { readRoutes } from './routes/read-routes';
+import { classifierRoutes } from './routes/classifier-routes';
+import { errorMiddleware } from './http/error-middleware';
+import { ApiError, ResourceNotFoundError } from './http/api-error';
+import type { IngressConfig } from './config';
+
+export interface IngressService {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  port(): number;
+  metrics: Registry;
+}
+
+const JSON_ROUTES = /^\/(core-ws-rest|api)\//;
+
+/** Builds the HTTP ingress; nothing listens or connects until start(). */
+export function buildIngress(config: IngressConfig, logger: Logger, clock: () => Date = () => new Date()): IngressService {
+  const metrics = createMetricsRegistry('ingress');
+  const health = new Health();
+  const latency = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency by route, method and status',
+    labelNames: ['route', 'method', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [metrics],
+  });
+  let server: Server | undefined;
+  let mongo: MongoClient | undefined;
+  let publisher: DurablePublisher | undefined;
+  let draining = false;
+
+  const build = (deps: {
+    gateway: CommandGateway;
+    classifiers: ClassifierStore;
+    catalog: ProjectionCatalog;
+    verifier: ReturnType<typeof createTokenVerifier>;
+  }): Express => {
+    const app = express();
+    app.disable('x-powered-by');
+    app.set('query parser', 'simple');
+    const openapi = buildOpenApi();
+    app.use((req, res, next) => {
+      const started = process.hrtime.bigint();
+      const id = (typeof req.headers['x-request-id'] === 'string' && req.headers['x-request-id'].slice(0, 100)) || randomUUID();
+      Object.assign(req, { id, startedAt: started });
+      res.setHeader('x-request-id', id);
+      res.on('finish', () => {
+        const route = (req as Request & { route?: { path?: string } }).route?.path ?? (res.statusCode === 404 ? 'unmatched' : req.path);
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        latency.labels(String(route), req.method, String(res.statusCode)).observe(seconds);
+        // Method, route template and status only: paths and bodies may carry personal data.
+        logger.info({ requestId: id, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+      });
+      next();
+    });
+    app.get('/health/live', (_req, res) => {
+      res.status(health.isLive() ? 200 : 503).json({ status: health.isLive() ? 'UP' : 'DOWN' });
+    });
+    app.get('/health/ready', async (_req, res) => {
+      const r = await health.readiness();
+      const ready = r.ready && !draining;
+      res.status(ready ? 200 : 503).json({ status: ready ? 'UP' : 'DOWN', checks: r.checks });
+    });
+    app.get('/metrics', async (_req, res) => {
+      res.type(metrics.contentType).send(await metrics.metrics());
+    });
+    app.get('/openapi.json', (_req, res) => {
+      res.json(openapi);
+    });
+    app.get('/docs', (_req, res) => {
+      res.type('html').send(renderDocsHtml('/openapi.json'));
+    });
+    app.use((req, _res, next) => {
+      if ((req.method === 'POST' || req.method === 'PUT') && JSON_ROUTES.test(req.path) && !req.is('application/json')) {
+        next(new ApiError(ErrorCodes.UnsupportedMediaType, 415, 'Content-Type must be application/json'));
+        return;
+      }
+      next();
+    });
+    app.use(express.json({ limit: config.MAX_BODY_BYTES, strict: true, type: 'application/json' }));
+    const validators = createValidators();
+    app.use(
+      customerRoutes({
+        verifier: deps.verifier,
+        validators,
+        classifiers: deps.classifiers,
+        gateway: deps.gateway,
+        maxBatchSize: config.MAX_BATCH_SIZE,
+        retryAfterSeconds: config.RETRY_AFTER_SECONDS,
+      }),
+    );
+    app.use(classifierRoutes({ verifier: deps.verifier, classifiers: deps.classifiers }));
+    app.use(readRoutes({ verifier: deps.verifier, catalog: deps.catalog }));
+    app.use((_req, _res, next) => next(new ResourceNotFoundError()));
+    app.use(errorMiddleware(logger, clock));
+    return app;
+  };
+
+  return {
+    metrics,
+    port: () => (server?.address() as AddressInfo | null)?.port ?? 0,
+    async start() {
+      const { client, db } = await connectMongo(config);
+      mongo = client;
+      const classifiers = new ClassifierStore(db, config.CLASSIFIER_CACHE_MS);
+      await classifiers.ensureIndexes();
+      if (config.SEED_DEMO_CLASSIFIERS) {
+        const added = await classifiers.seed(demoClassifiers('DEMO'));
+        if (added > 0) logger.info({ added }, 'seeded classifiers of business unit DEMO');
+      }
+      const { kafka, serde } = await setUpMessaging(config, 'ingress', logger);
+      publisher = new DurablePublisher(kafka, serde, config.KAFKA_ACK_TIMEOUT_MS);
+      await publisher.connect().catch((err: unknown) => logger.warn({ err }, 'Kafka not reachable yet'));
+      const verifier = createTokenVerifier({
+        ...(config.AUTH_JWKS_URL ? { jwksUrl: config.AUTH_JWKS_URL } : { jwksFile: config.AUTH_JWKS_FILE }),
+        issuer: config.AUTH_ISSUER,
+        audience: config.AUTH_AUDIENCE,
+      });
+      const app = build({ gateway: new CommandGateway(db, publisher, clock), classifiers, catalog: new ProjectionCatalog(db), verifier });
+      health.addReadinessCheck('mongo', () => pingMongo(db));
+      health.addReadinessCheck('kafka', () => publisher?.isConnected() ?? false);
+      server = createServer(app);
+      server.keepAliveTimeout = 65000;
+      await new Promise<void>((resolve, reject) => {
+        server!.once('error', reject);
+        server!.listen(config.HTTP_PORT, config.HTTP_HOST, resolve);
+      });
+      logger.info({ port: (server.address() as AddressInfo).port }, 'ingress listening');
+    },
+    async stop() {
+      // Readiness goes down first so load balancers stop routing; in-flight requests then finish.
+      draining = true;
+      if (server) {
+        const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
+        server.closeIdleConnections();
+        await closed;
+      }
+      await publisher?.disconnect().catch(() => undefined);
+      await mongo?.close();
+    },
+  };
+}

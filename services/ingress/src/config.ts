@@ -1,0 +1,27 @@
+import { bool, commonConfigSpec, loadConfig, mongoConfigSpec, num, port, str } from '@crs/runtime';
+
+const spec = {
+  ...commonConfigSpec,
+  ...mongoConfigSpec,
+  HTTP_PORT: port({ default: 8080 }),
+  HTTP_HOST: str({ default: '127.0.0.1' }),
+  AUTH_JWKS_URL: str({ default: '' }),
+  AUTH_JWKS_FILE: str({ default: '' }),
+  AUTH_ISSUER: str({ default: 'http://127.0.0.1:8080/local-issuer' }),
+  AUTH_AUDIENCE: str({ default: 'crs-api' }),
+  MAX_BATCH_SIZE: num({ default: 1000, desc: 'customers per batch request' }),
+  MAX_BODY_BYTES: num({ default: 10 * 1024 * 1024, desc: 'largest accepted request body' }),
+  KAFKA_ACK_TIMEOUT_MS: num({ default: 5000 }),
+  RETRY_AFTER_SECONDS: num({ default: 5 }),
+  SEED_DEMO_CLASSIFIERS: bool({ default: true, desc: 'seed classifiers of business unit DEMO on start' }),
+  CLASSIFIER_CACHE_MS: num({ default: 30000 }),
+};
+
+export function loadIngressConfig(env: NodeJS.ProcessEnv = process.env) {
+  const config = loadConfig(spec, env);
+  if (!config.AUTH_JWKS_URL && !config.AUTH_JWKS_FILE) {
+    throw new Error('invalid configuration: set AUTH_JWKS_URL or AUTH_JWKS_FILE');
+  }
+  return config;
+}
+export type IngressConfig = ReturnType<typeof loadIngressConfig>;

@@ -1,0 +1,97 @@
+import type { ErrorRequestHandler, Request } from 'express';
+import {
+  ErrorCodes,
+  batchBadRequestBody,
+  batchNotFoundBody,
+  batchProcessingFailedBody,
+  errorBody,
+  simplifiedInternalErrorBody,
+  simplifiedNotFoundBody,
+  simplifiedRejectionBody,
+} from '@crs/contracts';
+import { AuthError } from '@crs/auth';
+import type { Logger } from '@crs/runtime';
+import { ApiError } from './api-error';
+
+type Style = 'batch-validate' | 'batch-import' | 'simplified' | 'generic';
+
+function styleOf(req: Request): Style {
+  if (req.path === '/core-ws-rest/validate-batch-customers') return 'batch-validate';
+  if (req.path === '/core-ws-rest/batch-customers') return 'batch-import';
+  if (req.path === '/core-ws-rest/simplifiedCustomer') return 'simplified';
+  return 'generic';
+}
+
+function elapsed(req: Request): number {
+  const started = (req as Request & { startedAt?: bigint }).startedAt;
+  return started ? Math.round(Number(process.hrtime.bigint() - started) / 1e6) : 0;
+}
+
+interface Normalized {
+  status: number;
+  code: string;
+  message: string;
+  errors?: ApiError['fieldErrors'];
+  headers: Record<string, string>;
+}
+
+/** Body-parser and auth errors are translated to coded errors; anything unknown is a 500 that is logged. */
+function normalize(err: unknown, logger: Logger, req: Request): Normalized {
+  if (err instanceof ApiError) {
+    return { status: err.httpStatus, code: err.code, message: err.message, errors: err.fieldErrors, headers: err.headers };
+  }
+  if (err instanceof AuthError) {
+    return {
+      status: err.httpStatus,
+      code: err.code,
+      message: err.message,
+      headers: err.wwwAuthenticate ? { 'www-authenticate': err.wwwAuthenticate } : {},
+    };
+  }
+  const e = err as { type?: string; status?: number; statusCode?: number };
+  if (e?.type === 'entity.too.large') {
+    return { status: 413, code: ErrorCodes.PayloadTooLarge, message: 'Request body is larger than the configured limit', headers: {} };
+  }
+  if (e?.type === 'entity.parse.failed') {
+    return { status: 400, code: ErrorCodes.MalformedJson, message: 'Request body is not valid JSON', headers: {} };
+  }
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
+    return { status: 415, code: ErrorCodes.UnsupportedMediaType, message: 'Unsupported content encoding or charset', headers: {} };
+  }
+  if (typeof (e?.status ?? e?.statusCode) === 'number' && (e.status ?? e.statusCode)! < 500) {
+    return { status: (e.status ?? e.statusCode)!, code: ErrorCodes.ValidationFailed, message: 'Bad request', headers: {} };
+  }
+  logger.error({ err, requestId: (req as Request & { id?: string }).id, route: req.path }, 'unhandled error');
+  return { status: 500, code: ErrorCodes.InternalError, message: 'Processing failed', headers: {} };
+}
+
+/**
+ * The one place where coded errors become HTTP. Spec endpoints answer in the shapes of section 7;
+ * every other endpoint answers { errorCode, errorDescription, errors? }.
+ */
+export function errorMiddleware(logger: Logger, clock: () => Date): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const n = normalize(err, logger, req);
+    for (const [k, v] of Object.entries(n.headers)) res.setHeader(k, v);
+    const style = styleOf(req);
+    res.status(n.status);
+    if (n.status === 401 || n.status === 403 || n.status === 503 || n.status === 413 || n.status === 415) {
+      // Same body on every endpoint, so clients can handle transport-level refusals in one place.
+      res.json(errorBody(n.code, n.message, n.errors));
+      return;
+    }
+    if (style === 'batch-validate' || style === 'batch-import') {
+      if (n.status === 404) res.json(batchNotFoundBody(style === 'batch-validate' ? 'validate-batch-customers' : 'batch-customers', elapsed(req)));
+      else if (n.status >= 500) res.json(batchProcessingFailedBody(elapsed(req)));
+      else res.json({ ...batchBadRequestBody(clock(), req.path, `${n.code}: ${n.message}`) });
+      return;
+    }
+    if (style === 'simplified') {
+      if (n.status === 404) res.json(simplifiedNotFoundBody(clock(), req.path));
+      else if (n.status >= 500) res.json(simplifiedInternalErrorBody());
+      else res.json(simplifiedRejectionBody(n.code, n.message));
+      return;
+    }
+    res.json(errorBody(n.code, n.message, n.errors));
+  };
+}

@@ -1,0 +1,235 @@
+import { Router, type Request } from 'express';
+import {
+  ErrorCodes,
+  collectClassifierRefs,
+  summarizeErrors,
+  unknownClassifierError,
+  type FieldError,
+  type Validators,
+  type BatchResultItem,
+} from '@crs/contracts';
+import { Scopes, type TokenVerifier } from '@crs/auth';
+import { BrokerUnavailableError } from '@crs/messaging';
+import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
+import { ApiError, RequestInvalidError, ServiceUnavailableError } from '../http/api-error';
+import type { ClassifierStore } from '../classifiers/classifier-store';
+import type { ClassifierName } from '../classifiers/classifier-names';
+import type { CommandGateway, PendingCommand } from '../command-gateway';
+
+export interface CustomerRouteDeps {
+  verifier: TokenVerifier;
+  validators: Validators;
+  classifiers: ClassifierStore;
+  gateway: CommandGateway;
+  maxBatchSize: number;
+  retryAfterSeconds: number;
+}
+
+type Rec = { businessUnit: string; communicationNumber: string; customerExtId: string } & Record<string, unknown>;
+
+
+function elapsedMs(started: bigint): number {
+  return Math.round(Number(process.hrtime.bigint() - started) / 1e6);
+}
+
+function identity(body: unknown): { businessUnit: string | null; communicationNumber: string | null; customerExtId: string | null } {
+  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const s = (v: unknown) => (typeof v === 'string' ? v : null);
+  return { businessUnit: s(b.businessUnit), communicationNumber: s(b.communicationNumber), customerExtId: s(b.customerExtId) };
+}
+
+export function customerRoutes(deps: CustomerRouteDeps): Router {
+  const router = Router();
+  const write = authenticate(deps.verifier, 'customers:write');
+
+  async function classifierErrors(record: Rec): Promise<FieldError[]> {
+    const codes = await deps.classifiers.codes(record.businessUnit);
+    return collectClassifierRefs(record)
+      .filter((ref) => !codes.get(ref.classifier as ClassifierName)?.has(ref.code))
+      .map(unknownClassifierError);
+  }
+
+  async function submitOrUnavailable(items: PendingCommand[]) {
+    try {
+      return await deps.gateway.submit(items);
+    } catch (err) {
+      if (err instanceof BrokerUnavailableError) throw new ServiceUnavailableError(deps.retryAfterSeconds);
+      throw err;
+    }
+  }
+
+  const issuedBy = (req: Request) => principalOf(req).subject;
+
+  router.post('/core-ws-rest/customer', write, async (req, res) => {
+    const result = deps.validators.validateCustomer(req.body, 'single');
+    const id = identity(req.body);
+    const reject = (status: number, code: string, description: string, errors?: FieldError[]) =>
+      res.status(status).json({ resultType: 'REQUEST_REJECTED', ...id, errorCode: code, errorDescription: description, ...(errors ? { errors } : {}) });
+    if (!result.ok) {
+      const s = summarizeErrors(result.errors);
+      reject(400, s.errorCode, s.errorDescription, result.errors);
+      return;
+    }
+    const record = result.value as unknown as Rec;
+    assertBusinessUnit(req, record.businessUnit);
+    const unknown = await classifierErrors(record);
+    if (unknown.length > 0) {
+      const s = summarizeErrors(unknown);
+      reject(400, s.errorCode, s.errorDescription, unknown);
+      return;
+    }
+    const [outcome] = await submitOrUnavailable([
+      {
+        type: 'ImportCustomer',
+        businessUnit: record.businessUnit,
+        customerExtId: record.customerExtId,
+        communicationNumber: record.communicationNumber,
+        data: { customer: record as never, channel: 'SINGLE' },
+        issuedBy: issuedBy(req),
+      },
+    ]);
+    if (!outcome?.ok) {
+      reject(400, ErrorCodes.CommunicationNumberUsed, 'The communication number is already used');
+      return;
+    }
+    res.status(200).json({ resultType: 'REQUEST_ACCEPTED', ...id, errorCode: null, errorDescription: null });
+  });
+
+  router.post('/core-ws-rest/simplifiedCustomer', write, async (req, res) => {
+    const result = deps.validators.validateSimplifiedCustomer(req.body);
+    if (!result.ok) {
+      const s = summarizeErrors(result.errors);
+      res.status(400).json({ resultType: 'REQUEST_REJECTED', errorCode: s.errorCode, errorDescription: s.errorDescription });
+      return;
+    }
+    const record = result.value as unknown as Rec;
+    assertBusinessUnit(req, record.businessUnit);
+    const unknown = await classifierErrors(record);
+    if (unknown.length > 0) {
+      const s = summarizeErrors(unknown);
+      res.status(400).json({ resultType: 'REQUEST_REJECTED', errorCode: s.errorCode, errorDescription: s.errorDescription });
+      return;
+    }
+    const [outcome] = await submitOrUnavailable([
+      {
+        type: 'ImportSimplifiedCustomer',
+        businessUnit: record.businessUnit,
+        customerExtId: record.customerExtId,
+        communicationNumber: record.communicationNumber,
+        data: { customer: record as never },
+        issuedBy: issuedBy(req),
+      },
+    ]);
+    if (!outcome?.ok) {
+      res.status(400).json({
+        resultType: 'REQUEST_REJECTED',
+        errorCode: ErrorCodes.CommunicationNumberUsed,
+        errorDescription: 'The communication number is already used',
+      });
+      return;
+    }
+    res.status(200).json({ resultType: 'REQUEST_ACCEPTED', errorCode: null, errorDescription: null });
+  });
+
+  /**
+   * Both batch endpoints validate every item on its own (each result has its own timeElapsedMs);
+   * validate-batch-customers stops there, batch-customers reserves and publishes the valid ones.
+   */
+  async function handleBatch(req: Request, save: boolean) {
+    const started = process.hrtime.bigint();
+    const shape = deps.validators.validateBatchRequest(req.body, { maxItems: deps.maxBatchSize });
+    if (!shape.ok) {
+      const tooLarge = shape.errors.some((e) => e.code === ErrorCodes.BatchTooLarge || e.code.endsWith('TOO_MANY_ITEMS'));
+      throw new RequestInvalidError(
+        tooLarge ? ErrorCodes.BatchTooLarge : ErrorCodes.ValidationFailed,
+        tooLarge ? `A batch holds at most ${deps.maxBatchSize} customers` : summarizeErrors(shape.errors).errorDescription,
+        shape.errors,
+      );
+    }
+    const items = shape.value.customers;
+    // Every business unit named in the batch must be one the token may act for.
+    for (const item of items) {
+      const bu = identity(item).businessUnit;
+      if (bu) assertBusinessUnit(req, bu);
+    }
+    const results: (BatchResultItem & { _started: bigint })[] = [];
+    const pending: { index: number; command: PendingCommand }[] = [];
+    const seen = new Set<string>();
+    for (const item of items) {
+      const itemStarted = process.hrtime.bigint();
+      const id = identity(item);
+      const push = (errorCode: string | null, errorDescription: string | null) =>
+        results.push({
+          ...id,
+          errorCode,
+          errorDescription,
+          resultType: errorCode ? 'REQUEST_REJECTED' : 'REQUEST_ACCEPTED',
+          timeElapsedMs: 0,
+          _started: itemStarted,
+        });
+      const v = deps.validators.validateCustomer(item, 'batch');
+      if (!v.ok) {
+        const s = summarizeErrors(v.errors);
+        push(s.errorCode, s.errorDescription);
+        continue;
+      }
+      const record = v.value as unknown as Rec;
+      const unknown = await classifierErrors(record);
+      if (unknown.length > 0) {
+        const s = summarizeErrors(unknown);
+        push(s.errorCode, s.errorDescription);
+        continue;
+      }
+      const key = `${record.businessUnit}\u0000${record.communicationNumber}`;
+      if (seen.has(key) || (!save && (await deps.gateway.isUsed(record.businessUnit, record.communicationNumber)))) {
+        push(ErrorCodes.CommunicationNumberUsed, 'The communication number is already used');
+        continue;
+      }
+      seen.add(key);
+      push(null, null);
+      if (save) {
+        pending.push({
+          index: results.length - 1,
+          command: {
+            type: 'ImportCustomer',
+            businessUnit: record.businessUnit,
+            customerExtId: record.customerExtId,
+            communicationNumber: record.communicationNumber,
+            data: { customer: record as never, channel: 'BATCH' },
+            issuedBy: issuedBy(req),
+          },
+        });
+      }
+      results[results.length - 1]!.timeElapsedMs = elapsedMs(itemStarted);
+    }
+    if (save && pending.length > 0) {
+      const outcomes = await submitOrUnavailable(pending.map((p) => p.command));
+      outcomes.forEach((o, i) => {
+        if (!o.ok) {
+          const r = results[pending[i]!.index]!;
+          r.resultType = 'REQUEST_REJECTED';
+          r.errorCode = ErrorCodes.CommunicationNumberUsed;
+          r.errorDescription = 'The communication number is already used';
+        }
+      });
+    }
+    const rejected = results.filter((r) => r.resultType === 'REQUEST_REJECTED').length;
+    return {
+      errorCode: rejected > 0 ? ErrorCodes.ValidationFailed : null,
+      errorDescription: rejected > 0 ? `${rejected} of ${results.length} customers rejected` : null,
+      results: results.map(({ _started, ...r }) => ({ ...r, timeElapsedMs: r.timeElapsedMs || elapsedMs(_started) })),
+      timeElapsedMs: elapsedMs(started),
+    };
+  }
+
+  router.post('/core-ws-rest/validate-batch-customers', write, async (req, res) => {
+    res.status(200).json(await handleBatch(req, false));
+  });
+  router.post('/core-ws-rest/batch-customers', write, async (req, res) => {
+    res.status(200).json(await handleBatch(req, true));
+  });
+
+  return router;
+}
+
+export { ApiError };

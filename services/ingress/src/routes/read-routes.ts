@@ -1,0 +1,107 @@
+import { Router } from 'express';
+import { toCloudEvent } from '@crs/contracts';
+import type { TokenVerifier } from '@crs/auth';
+import { allowedBusinessUnits } from '@crs/auth';
+import type { ProjectionCatalog } from '@crs/store';
+import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
+import { RequestInvalidError, ResourceNotFoundError } from '../http/api-error';
+
+interface CustomerDoc {
+  _id: string;
+  businessUnit: string;
+  customerExtId: string;
+  entityType: string;
+  status?: string | null;
+  simplified?: boolean;
+  version: number;
+  updatedAt?: string;
+  data?: Record<string, unknown>;
+  riskLevel?: string;
+  latestAssessment?: Record<string, unknown> & { eventId?: string; level?: string; source?: string; assessedAt?: string };
+  screening?: Record<string, unknown>;
+  listPurpose?: string;
+  override?: Record<string, unknown>;
+}
+
+interface CommunicationEventDoc {
+  _id: string;
+  businessUnit: string;
+  customerExtId: string;
+  communicationNumber: string;
+  type: string;
+  occurredAt: string;
+  streamVersion: number;
+  data: Record<string, unknown>;
+}
+
+const MAX_PARAM = 255;
+
+function param(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_PARAM) {
+    throw new RequestInvalidError('V001', `${name} is required (1..${MAX_PARAM} characters)`, [
+      { path: name, code: `V001.${name}.INVALID_VALUE`, message: `${name} is required (1..${MAX_PARAM} characters)` },
+    ]);
+  }
+  return value;
+}
+
+/** The read API: current state of a customer, and every event of a communication (pull for missed callbacks). */
+export function readRoutes(deps: { verifier: TokenVerifier; catalog: ProjectionCatalog }): Router {
+  const router = Router();
+  const read = authenticate(deps.verifier, 'customers:read');
+
+  router.get('/api/customers/:businessUnit/:customerExtId', read, async (req, res) => {
+    const businessUnit = param(req.params.businessUnit, 'businessUnit');
+    const customerExtId = param(req.params.customerExtId, 'customerExtId');
+    assertBusinessUnit(req, businessUnit);
+    const customers = await deps.catalog.collection<CustomerDoc>('customers');
+    const doc = await customers.findOne({ businessUnit, customerExtId });
+    if (!doc) throw new ResourceNotFoundError('Customer not found');
+    const a = doc.latestAssessment;
+    res.json({
+      businessUnit: doc.businessUnit,
+      customerExtId: doc.customerExtId,
+      entityType: doc.entityType,
+      ...(doc.status ? { customerStatus: doc.status } : {}),
+      simplified: doc.simplified === true,
+      version: doc.version,
+      ...(doc.updatedAt ? { updatedAt: doc.updatedAt } : {}),
+      customer: doc.data ?? {},
+      riskLevel: doc.riskLevel ?? null,
+      screening: doc.screening ?? {},
+      listPurpose: doc.listPurpose ?? null,
+      override: doc.override ?? null,
+      latestAssessment: a
+        ? { ...a, assessmentId: a.eventId, riskLevel: a.level, status: 'COMPLETED' }
+        : null,
+    });
+  });
+
+  router.get('/api/integration-services/v1/communications-events/:communicationNumber', read, async (req, res) => {
+    const communicationNumber = param(req.params.communicationNumber, 'communicationNumber');
+    const principal = principalOf(req);
+    const requested = typeof req.query.businessUnit === 'string' ? req.query.businessUnit : undefined;
+    const allowed = allowedBusinessUnits(principal);
+    if (requested) assertBusinessUnit(req, requested);
+    const filter: Record<string, unknown> = { communicationNumber };
+    if (requested) filter.businessUnit = requested;
+    else if (allowed !== '*') filter.businessUnit = { $in: [...allowed] };
+    const events = await deps.catalog.collection<CommunicationEventDoc>('communication_events');
+    const docs = await events.find(filter).sort({ businessUnit: 1, streamVersion: 1 }).limit(1000).toArray();
+    const cloud = docs
+      .map((d) =>
+        toCloudEvent(
+          { eventId: d._id, type: d.type, businessUnit: d.businessUnit, customerExtId: d.customerExtId, correlationId: d.communicationNumber, occurredAt: d.occurredAt, data: d.data },
+          d.data,
+        ),
+      )
+      .filter((e) => e !== undefined);
+    const errors = docs
+      .filter((d) => d.type === 'CustomerCommandRejected')
+      .map((d) => ({ code: String(d.data.errorCode), description: String(d.data.errorDescription) }));
+    if (docs.length === 0) errors.push({ code: 'NOT_FOUND', description: 'No events for this communication number (yet)' });
+    res.json({ events: cloud, errors });
+  });
+
+  return router;
+}

@@ -1,0 +1,64 @@
+import { Health, createMetricsRegistry, startHealthServer, type HealthServer, type Logger } from '@crs/runtime';
+import type { CustomerEvent } from '@crs/contracts';
+import { AtLeastOnceConsumer, Topics, setUpMessaging } from '@crs/messaging';
+import {
+  ProjectionCatalog,
+  ProjectionNames,
+  connectMongo,
+  ensureProjectionIndexes,
+  pingMongo,
+  type ProjectionName,
+} from '@crs/store';
+import type { MongoClient } from 'mongodb';
+import { applyCustomerEvent, type CollectionNames } from './projections/customer-projection';
+import type { ProjectorConfig } from './config';
+
+export interface ProjectorService {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  healthPort(): number;
+}
+
+/** Customer events -> MongoDB read models, at least once, idempotently. */
+export function buildProjectorService(config: ProjectorConfig, logger: Logger): ProjectorService {
+  const metrics = createMetricsRegistry('projector');
+  const health = new Health();
+  let consumer: AtLeastOnceConsumer<CustomerEvent> | undefined;
+  let client: MongoClient | undefined;
+  let server: HealthServer | undefined;
+
+  return {
+    healthPort: () => server?.port ?? 0,
+    async start() {
+      server = await startHealthServer({ health, metrics, port: config.HEALTH_PORT, host: config.HEALTH_HOST });
+      const mongo = await connectMongo(config);
+      client = mongo.client;
+      const db = mongo.db;
+      const catalog = new ProjectionCatalog(db);
+      const resolveNames = async (): Promise<CollectionNames> => {
+        const entries = await Promise.all(ProjectionNames.map(async (n) => [n, await catalog.activeName(n)] as const));
+        return Object.fromEntries(entries) as Record<ProjectionName, string>;
+      };
+      await ensureProjectionIndexes(db, await resolveNames());
+      const { kafka, serde } = await setUpMessaging(config, 'projector', logger);
+      consumer = new AtLeastOnceConsumer<CustomerEvent>({
+        kafka,
+        serde,
+        logger,
+        metrics,
+        groupId: config.CONSUMER_GROUP,
+        topics: [Topics.customerEvents.name],
+        handle: async (m) => applyCustomerEvent(db, await resolveNames(), m.value),
+        partitionsConsumedConcurrently: 3,
+      });
+      health.addReadinessCheck('events', () => consumer?.isReady() ?? false);
+      health.addReadinessCheck('mongo', () => pingMongo(db));
+      await consumer.start();
+    },
+    async stop() {
+      await consumer?.stop();
+      await client?.close();
+      await server?.close();
+    },
+  };
+}
