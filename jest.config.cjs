@@ -10,6 +10,8 @@ const common = { rootDir: __dirname, transform, moduleNameMapper, transformIgnor
 const ignore = ['/node_modules/', '/dist/', '/.local/'];
 
 module.exports = {
+  // testTimeout is a global option in jest (ignored per project): the real-stack suites need minutes.
+  testTimeout: 180000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{packages,services}/**/*.unit.test.ts'], testPathIgnorePatterns: ignore },
     {

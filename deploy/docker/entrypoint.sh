@@ -3,6 +3,7 @@
 #   <service> [args]     ingress | customer | projector | callback | evaluation | screening | archive
 #   admin <cmd> [args]   the messaging admin CLI, e.g. `admin init` (topics + event schemas)
 #   replay [args]        rebuild projections from the customer event log
+#   redeliver [args]     requeue dead-lettered callbacks (e.g. --business-unit BU)
 #   healthcheck [path]   GET http://127.0.0.1:$PORT<path> (default /health/ready); exit 0 when 2xx
 #   node|sh ...          escape hatch for debugging
 # `exec` keeps the service as PID 1's direct replacement so SIGTERM reaches its shutdown hook.
@@ -10,7 +11,7 @@ set -eu
 cd /app
 
 usage() {
-  echo "usage: $0 {ingress|customer|projector|callback|evaluation|screening|archive|admin <cmd>|replay|healthcheck [path]|node ...|sh}" >&2
+  echo "usage: $0 {ingress|customer|projector|callback|evaluation|screening|archive|admin <cmd>|replay|redeliver|healthcheck [path]|node ...|sh}" >&2
   exit 64
 }
 
@@ -28,6 +29,9 @@ case "$cmd" in
     ;;
   replay)
     exec node services/projector/dist/cli/replay.js "$@"
+    ;;
+  redeliver)
+    exec node services/callback/dist/cli/redeliver.js "$@"
     ;;
   healthcheck)
     # The ingress answers health on its API port; every other service on HEALTH_PORT.

@@ -202,7 +202,8 @@ spawn() {
   LAUNCHED_AT[$name]="$SECONDS"
   local log; log="$(log_file "$name")"
   printf '\n===== %s start (stack.sh) =====\n' "$(date -u +%FT%TZ)" >>"$log"
-  setsid "$@" </dev/null >>"$log" 2>&1 &
+  # fd 9 is the stack lock: a server must not inherit it, or it would hold the lock for its lifetime.
+  setsid "$@" </dev/null >>"$log" 2>&1 9>&- &
   echo $! >"$(pid_file "$name")"
 }
 
@@ -353,6 +354,12 @@ kill_component() {
   local name="$1" pid
   if pid="$(running_pid "$name")"; then
     signal_group KILL "$pid"
+    # SIGKILL is delivered asynchronously; a `start` right after must not find the ports still bound.
+    local waited=0
+    while kill -0 "$pid" 2>/dev/null && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != "Z" ] && [ "$waited" -lt 100 ]; do
+      sleep 0.1
+      waited=$((waited + 1))
+    done
     say "$name killed (pid $pid)"
   else
     say "$name not running"
@@ -376,7 +383,10 @@ write_env_file() {
 lock() {
   mkdir -p "$RUN_DIR" "$LOG_DIR" "$CACHE_DIR"
   exec 9>"$RUN_DIR/stack.lock"
-  flock -w 900 9 || die "another stack.sh is still running (lock $RUN_DIR/stack.lock)"
+  if ! flock -n 9; then
+    say "waiting for another stack.sh to finish (lock $RUN_DIR/stack.lock)"
+    flock -w 900 9 || die "another stack.sh is still running after 15 minutes (lock $RUN_DIR/stack.lock)"
+  fi
 }
 
 cmd_up() {

@@ -1,7 +1,13 @@
 export * from './model';
 export * from './errors';
 export { readInput } from './loaders/input';
-export { entryContentHash, contentVersion, makeSnapshot, diffSnapshots, type SnapshotDiff } from './loaders/snapshot';
+export {
+  entryContentHash,
+  contentVersion,
+  makeSnapshot,
+  diffSnapshots,
+  type SnapshotDiff,
+} from './loaders/snapshot';
 export {
   loadOfacSdn,
   loadOfacSdnWithStats,
@@ -14,10 +20,23 @@ export { loadUnConsolidated } from './loaders/un';
 export { loadSenzingJsonLines, type SenzingOptions } from './loaders/senzing';
 export { loadRecordList, loadInternalList, type ListRecord, type RecordListOptions } from './loaders/records';
 export { loadAdverseMedia, ADVERSE_MEDIA_DEMO_FILE } from './loaders/adverse-media';
-export { loadAllDemoLists, resolveSharedDataDir, REPO_ROOT, type DemoListOptions } from './loaders/demo-lists';
+export {
+  loadAllDemoLists,
+  resolveSharedDataDir,
+  REPO_ROOT,
+  type DemoListOptions,
+} from './loaders/demo-lists';
 export { listProvider, type ListProvider } from './loaders/list-provider';
 export { foldAccents } from './matching/fold';
-export { foldName, nameTokens, nameKind, TITLES, PARTICLES, LEGAL_FORMS, type NameKind } from './matching/normalize';
+export {
+  foldName,
+  nameTokens,
+  nameKind,
+  TITLES,
+  PARTICLES,
+  LEGAL_FORMS,
+  type NameKind,
+} from './matching/normalize';
 export { normalizeCountry, normalizeCountries } from './matching/countries';
 export { makeToken, tokenSimilarity, linked, INITIAL_SIMILARITY, type Token } from './matching/token';
 export {

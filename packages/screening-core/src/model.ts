@@ -1,10 +1,22 @@
 /** The four list families a customer can be screened against (interface.md, initializeScreeningProcesses). */
 export type ScreeningList = 'SANCTIONS' | 'PEP' | 'ADVERSE_MEDIA' | 'INTERNAL_LIST';
 
-export const SCREENING_LISTS: readonly ScreeningList[] = ['SANCTIONS', 'PEP', 'ADVERSE_MEDIA', 'INTERNAL_LIST'];
+export const SCREENING_LISTS: readonly ScreeningList[] = [
+  'SANCTIONS',
+  'PEP',
+  'ADVERSE_MEDIA',
+  'INTERNAL_LIST',
+];
 
 /** Publisher of a list snapshot. Free-form beyond the known ones so operators can add providers. */
-export type ListSource = 'OFAC_SDN' | 'OFAC_CONS' | 'UN' | 'US_CONGRESS_PEP' | 'ADVERSE_MEDIA_DEMO' | 'INTERNAL' | (string & {});
+export type ListSource =
+  | 'OFAC_SDN'
+  | 'OFAC_CONS'
+  | 'UN'
+  | 'US_CONGRESS_PEP'
+  | 'ADVERSE_MEDIA_DEMO'
+  | 'INTERNAL'
+  | (string & {});
 
 export type EntityType = 'INDIVIDUAL' | 'ORGANIZATION' | 'VESSEL' | 'AIRCRAFT';
 

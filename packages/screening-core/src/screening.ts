@@ -2,7 +2,7 @@ import { ScreeningQueryInvalidError } from './errors';
 import { compareNames, countLinks, requiredLinks, type TokenPair } from './matching/name-score';
 import { nameKind, nameTokens, type NameKind } from './matching/normalize';
 import { MAX_QUALIFIER_RAISE, qualify, type QualifierResult } from './matching/qualifiers';
-import { TokenCache, type Token } from './matching/token';
+import { TokenCache, tokenSimilarity, type Token } from './matching/token';
 import type { EntityType, Identifier, ListEntry, ListSnapshot, ListSource, ScreeningList } from './model';
 
 /**
@@ -58,7 +58,9 @@ interface IndexedName {
 
 /** Everything a screening needs, built once per set of snapshots. Immutable after {@link buildIndex}. */
 export interface ScreeningIndex {
-  readonly snapshots: ReadonlyArray<Pick<ListSnapshot, 'list' | 'source' | 'version' | 'entryCount' | 'loadedAt'>>;
+  readonly snapshots: ReadonlyArray<
+    Pick<ListSnapshot, 'list' | 'source' | 'version' | 'entryCount' | 'loadedAt'>
+  >;
   readonly entries: readonly ListEntry[];
   readonly names: readonly IndexedName[];
   /** Blocking key -> ids of distinct tokens carrying it. */
@@ -119,7 +121,13 @@ export function buildIndex(snapshots: readonly ListSnapshot[]): ScreeningIndex {
   // Query words are analysed with their own bounded cache so a long-running service does not grow.
   const queryCache = new TokenCache(50_000);
   return {
-    snapshots: snapshots.map(({ list, source, version, entryCount, loadedAt }) => ({ list, source, version, entryCount, loadedAt })),
+    snapshots: snapshots.map(({ list, source, version, entryCount, loadedAt }) => ({
+      list,
+      source,
+      version,
+      entryCount,
+      loadedAt,
+    })),
     entries,
     names,
     keyToTokens,
@@ -137,7 +145,10 @@ function thresholdFor(options: ScreeningOptions, list: ScreeningList): number {
 function minThreshold(options: ScreeningOptions): number {
   const t = options.threshold;
   if (typeof t === 'number') return t;
-  return Math.min(DEFAULT_THRESHOLD, ...Object.values(t ?? {}).filter((v): v is number => typeof v === 'number'));
+  return Math.min(
+    DEFAULT_THRESHOLD,
+    ...Object.values(t ?? {}).filter((v): v is number => typeof v === 'number'),
+  );
 }
 
 function entryAllowed(entry: ListEntry, query: ScreeningQuery): boolean {
@@ -147,7 +158,8 @@ function entryAllowed(entry: ListEntry, query: ScreeningQuery): boolean {
 }
 
 function validate(query: ScreeningQuery): void {
-  if (typeof query.name !== 'string' || query.name.trim() === '') throw new ScreeningQueryInvalidError('name is required');
+  if (typeof query.name !== 'string' || query.name.trim() === '')
+    throw new ScreeningQueryInvalidError('name is required');
 }
 
 interface Scored {
@@ -167,7 +179,9 @@ function finish(
   for (const s of best.values()) {
     const entry = index.entries[s.entry]!;
     const qualifiers = qualify(query, entry);
-    const score = round(Math.min(1, Math.max(0, s.comparison.score + qualifiers.reduce((a, q) => a + q.delta, 0))));
+    const score = round(
+      Math.min(1, Math.max(0, s.comparison.score + qualifiers.reduce((a, q) => a + q.delta, 0))),
+    );
     if (score < thresholdFor(options, entry.list)) continue;
     hits.push({
       list: entry.list,
@@ -187,15 +201,44 @@ function finish(
       },
     });
   }
-  hits.sort((a, b) => b.score - a.score || a.source.localeCompare(b.source) || a.entryId.localeCompare(b.entryId));
+  hits.sort(
+    (a, b) => b.score - a.score || a.source.localeCompare(b.source) || a.entryId.localeCompare(b.entryId),
+  );
   return hits.slice(0, options.limit ?? 20);
 }
 
-function consider(best: Map<number, Scored>, name: IndexedName, queryTokens: Token[], floor: number): void {
-  const comparison = compareNames(queryTokens, name.tokens);
+type Similarity = (a: Token, b: Token) => number;
+
+/** Per-query memo of word similarities: common list words ("mohammed") recur in thousands of names. */
+function memoSimilarity(): Similarity {
+  const memo = new Map<Token, Map<Token, number>>();
+  return (a, b) => {
+    let row = memo.get(a);
+    if (!row) {
+      row = new Map();
+      memo.set(a, row);
+    }
+    let s = row.get(b);
+    if (s === undefined) {
+      s = tokenSimilarity(a, b);
+      row.set(b, s);
+    }
+    return s;
+  };
+}
+
+function consider(
+  best: Map<number, Scored>,
+  name: IndexedName,
+  queryTokens: Token[],
+  floor: number,
+  similarity: Similarity = tokenSimilarity,
+): void {
+  const comparison = compareNames(queryTokens, name.tokens, similarity);
   if (comparison.score + MAX_QUALIFIER_RAISE < floor) return;
   const prev = best.get(name.entry);
-  if (!prev || comparison.score > prev.comparison.score) best.set(name.entry, { entry: name.entry, name, comparison });
+  if (!prev || comparison.score > prev.comparison.score)
+    best.set(name.entry, { entry: name.entry, name, comparison });
 }
 
 /**
@@ -218,11 +261,12 @@ export function screen(index: ScreeningIndex, query: ScreeningQuery, options: Sc
     for (const nameId of names) links.set(nameId, (links.get(nameId) ?? 0) + 1);
   }
   const best = new Map<number, Scored>();
+  const similarity = memoSimilarity();
   for (const [nameId, count] of links) {
     const name = index.names[nameId]!;
     if (count < requiredLinks(queryTokens, name.tokens)) continue;
     if (!entryAllowed(index.entries[name.entry]!, query)) continue;
-    consider(best, name, queryTokens, floor);
+    consider(best, name, queryTokens, floor, similarity);
   }
   return finish(index, best, query, queryTokens, options);
 }
@@ -231,7 +275,11 @@ export function screen(index: ScreeningIndex, query: ScreeningQuery, options: Sc
  * Reference implementation without blocking: scores every name of every entry. Used to check the
  * index never loses a hit; far too slow for production.
  */
-export function screenExhaustive(index: ScreeningIndex, query: ScreeningQuery, options: ScreeningOptions = {}): Hit[] {
+export function screenExhaustive(
+  index: ScreeningIndex,
+  query: ScreeningQuery,
+  options: ScreeningOptions = {},
+): Hit[] {
   validate(query);
   const queryTokens = prepareName(query.name, nameKind(query.entityType), index.tokenCache);
   const floor = minThreshold(options);

@@ -32,10 +32,21 @@ describe('screen', () => {
   });
 
   it('returns hits sorted by score with list, source and explanation', () => {
-    const hits = screen(index, { name: 'PUTIN Vladimir Vladimirovich', birthDate: '1952-10-07' }, { threshold: 0.5 });
-    expect(hits[0]).toMatchObject({ list: 'SANCTIONS', source: 'OFAC_SDN', matchedName: 'PUTIN, Vladimir Vladimirovich', score: 1 });
+    const hits = screen(
+      index,
+      { name: 'PUTIN Vladimir Vladimirovich', birthDate: '1952-10-07' },
+      { threshold: 0.5 },
+    );
+    expect(hits[0]).toMatchObject({
+      list: 'SANCTIONS',
+      source: 'OFAC_SDN',
+      matchedName: 'PUTIN, Vladimir Vladimirovich',
+      score: 1,
+    });
     expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((a, b) => b - a));
-    expect(hits[0]!.explanation.qualifiers).toEqual([expect.objectContaining({ kind: 'BIRTH_DATE', outcome: 'EXACT' })]);
+    expect(hits[0]!.explanation.qualifiers).toEqual([
+      expect.objectContaining({ kind: 'BIRTH_DATE', outcome: 'EXACT' }),
+    ]);
   });
 
   it('restricts to the requested lists and entity type', () => {
@@ -54,7 +65,11 @@ describe('screen', () => {
   });
 
   it('finds the demo adverse-media entry by an alias in Cyrillic', () => {
-    const hits = screen(index, { name: 'Евгения Корваленко-Дриск', lists: ['ADVERSE_MEDIA'] }, { threshold: DEFAULT_THRESHOLD });
+    const hits = screen(
+      index,
+      { name: 'Евгения Корваленко-Дриск', lists: ['ADVERSE_MEDIA'] },
+      { threshold: DEFAULT_THRESHOLD },
+    );
     expect(hits.map((h) => h.entryId)).toEqual(['AM-DEMO-012']);
   });
 

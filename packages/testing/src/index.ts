@@ -1,1 +1,3 @@
 export * from './decider-spec';
+export * from './cluster';
+export * from './test-receiver';

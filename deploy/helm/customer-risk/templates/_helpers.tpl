@@ -147,6 +147,8 @@ secretName lets the init job read the hook copy of the chart Secret.
       key: {{ ternary $v.mongodb.existingSecretUriKey "mongodb-uri" (ne $v.mongodb.existingSecret "") }}
 - name: MONGODB_DB
   value: {{ $v.mongodb.database | quote }}
+- name: HEALTH_HOST
+  value: "0.0.0.0"
 - name: HEALTH_PORT
   value: {{ $v.healthPort | quote }}
 - name: SHUTDOWN_TIMEOUT_MS

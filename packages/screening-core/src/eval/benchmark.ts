@@ -48,7 +48,8 @@ export function runBenchmark(options: BenchmarkOptions): BenchmarkFigure[] {
   ];
   const queries: ScreeningQuery[] = [];
   for (let i = 0; i < count; i += 1) {
-    const row = i % 5 === 4 ? positives[(i * 7) % positives.length]! : negatives[(i * 13) % negatives.length]!;
+    const row =
+      i % 5 === 4 ? positives[(i * 7) % positives.length]! : negatives[(i * 13) % negatives.length]!;
     const q: ScreeningQuery = { name: row.full_name, entityType: 'INDIVIDUAL' };
     if (row.date_of_birth) q.birthDate = row.date_of_birth;
     if (row.nationality) q.countries = [row.nationality];

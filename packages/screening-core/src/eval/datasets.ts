@@ -10,7 +10,12 @@ export interface PersonRow {
 }
 
 export function readCsv<T>(file: string): T[] {
-  return parse(readFileSync(file), { columns: true, skip_empty_lines: true, relax_column_count: true, comment: '#' }) as T[];
+  return parse(readFileSync(file), {
+    columns: true,
+    skip_empty_lines: true,
+    relax_column_count: true,
+    comment: '#',
+  }) as T[];
 }
 
 export function readPersons(dataDir: string, name: string): PersonRow[] {

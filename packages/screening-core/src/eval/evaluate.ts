@@ -2,7 +2,14 @@ import path from 'node:path';
 import { loadAllDemoLists } from '../loaders/demo-lists';
 import { foldName } from '../matching/normalize';
 import type { ListEntry, ListSnapshot } from '../model';
-import { buildIndex, DEFAULT_THRESHOLD, scoreEntry, screen, type ScreeningIndex, type ScreeningQuery } from '../screening';
+import {
+  buildIndex,
+  DEFAULT_THRESHOLD,
+  scoreEntry,
+  screen,
+  type ScreeningIndex,
+  type ScreeningQuery,
+} from '../screening';
 import { readCsv, readLines, readPersons, type PersonRow } from './datasets';
 
 /** Thresholds of the precision/recall sweep. */
@@ -59,7 +66,11 @@ function queryOf(row: PersonRow): ScreeningQuery {
 }
 
 /** Entries of `snapshot` carrying a name that folds to the same words as `name`. */
-function joinByName(entries: readonly ListEntry[], byName: Map<string, ListEntry[]>, row: PersonRow): ListEntry[] {
+function joinByName(
+  entries: readonly ListEntry[],
+  byName: Map<string, ListEntry[]>,
+  row: PersonRow,
+): ListEntry[] {
   const found = byName.get(foldName(row.full_name)) ?? [];
   if (found.length <= 1 || !row.date_of_birth) return found;
   const year = row.date_of_birth.slice(0, 4);
@@ -90,7 +101,12 @@ interface PositiveOutcome {
   expected: string;
 }
 
-function positives(index: ScreeningIndex, entries: readonly ListEntry[], queryRows: PersonRow[], joinRows: PersonRow[]): PositiveOutcome[] {
+function positives(
+  index: ScreeningIndex,
+  entries: readonly ListEntry[],
+  queryRows: PersonRow[],
+  joinRows: PersonRow[],
+): PositiveOutcome[] {
   const byName = nameMap(entries);
   return queryRows.map((row, i) => {
     const expected = joinByName(entries, byName, joinRows[i]!);
@@ -144,19 +160,31 @@ export function runEvaluation(dataDir: string, threshold = DEFAULT_THRESHOLD): E
     if (top && top.score >= threshold) {
       negativeAlertsByList[top.source] = (negativeAlertsByList[top.source] ?? 0) + 1;
       if (falsePositiveExamples.length < 25) {
-        falsePositiveExamples.push({ query: row.full_name, matchedName: top.matchedName, source: top.source, score: top.score });
+        falsePositiveExamples.push({
+          query: row.full_name,
+          matchedName: top.matchedName,
+          source: top.source,
+          score: top.score,
+        });
       }
     }
   }
   const negativesUs = readPersons(dataDir, 'negatives_us.csv');
-  const usAlerts = negativesUs.filter((row) => screen(pepIndex, queryOf(row), { threshold, limit: 1 }).length > 0).length;
+  const usAlerts = negativesUs.filter(
+    (row) => screen(pepIndex, queryOf(row), { threshold, limit: 1 }).length > 0,
+  ).length;
 
   const ofacRows = readCsv<{ query_name: string; result_name: string; ofac_score: string }>(
     path.join(dataDir, 'matching', 'nomenklatura', 'ofac_fixtures.csv'),
   );
   const pairScore = (a: string, b: string): number =>
-    scoreEntry({ name: a }, { list: 'SANCTIONS', source: 'EVAL', id: 'x', entityType: 'INDIVIDUAL', names: [b] })?.score ?? 0;
-  const ofacDiffs = ofacRows.map((r) => Math.abs(pairScore(r.query_name, r.result_name) * 100 - Number(r.ofac_score)));
+    scoreEntry(
+      { name: a },
+      { list: 'SANCTIONS', source: 'EVAL', id: 'x', entityType: 'INDIVIDUAL', names: [b] },
+    )?.score ?? 0;
+  const ofacDiffs = ofacRows.map((r) =>
+    Math.abs(pairScore(r.query_name, r.result_name) * 100 - Number(r.ofac_score)),
+  );
 
   const crossLines = readLines(path.join(dataDir, 'matching', 'watchman', 'cross_script_pairs.csv'));
   const crossScriptDetails = crossLines.map((line) => {
@@ -173,7 +201,9 @@ export function runEvaluation(dataDir: string, threshold = DEFAULT_THRESHOLD): E
       if (pairScore(putin[i]!, putin[j]!) >= threshold) putinMatches += 1;
     }
   }
-  const putinNamesMatchingCanonical = putin.filter((n) => pairScore(n, 'Vladimir Vladimirovich Putin') >= threshold).length;
+  const putinNamesMatchingCanonical = putin.filter(
+    (n) => pairScore(n, 'Vladimir Vladimirovich Putin') >= threshold,
+  ).length;
 
   const unJoined = unTreated.filter((o) => o.joined);
   const pepJoined = pepOut.filter((o) => o.joined);
@@ -194,20 +224,30 @@ export function runEvaluation(dataDir: string, threshold = DEFAULT_THRESHOLD): E
         negativeAlertRate: share(fp, negBest.length),
         precision,
         recall,
-        f1: precision + recall === 0 ? 0 : Math.round(((2 * precision * recall) / (precision + recall)) * 10000) / 10000,
+        f1:
+          precision + recall === 0
+            ? 0
+            : Math.round(((2 * precision * recall) / (precision + recall)) * 10000) / 10000,
       };
     });
   const at = sweep.find((p) => p.threshold === threshold)!;
   const falseNegativeExamples = [
-    ...unTreated.filter((o) => o.joined && o.expectedScore < threshold).map((o) => ({ set: 'un_treated', query: o.query, expected: o.expected, bestScore: o.expectedScore })),
-    ...pepOut.filter((o) => o.joined && o.expectedScore < threshold).map((o) => ({ set: 'us_congress', query: o.query, expected: o.expected, bestScore: o.expectedScore })),
+    ...unTreated
+      .filter((o) => o.joined && o.expectedScore < threshold)
+      .map((o) => ({ set: 'un_treated', query: o.query, expected: o.expected, bestScore: o.expectedScore })),
+    ...pepOut
+      .filter((o) => o.joined && o.expectedScore < threshold)
+      .map((o) => ({ set: 'us_congress', query: o.query, expected: o.expected, bestScore: o.expectedScore })),
   ].slice(0, 40);
 
   return {
     threshold,
     unTreatedRecall: at.unTreatedRecall,
     unTreatedAnyUnHitRecall: share(unTreated.filter((o) => o.anyScore >= threshold).length, unTreated.length),
-    unUntreatedRecall: share(unUntreated.filter((o) => o.joined && o.expectedScore >= threshold).length, unJoined.length),
+    unUntreatedRecall: share(
+      unUntreated.filter((o) => o.joined && o.expectedScore >= threshold).length,
+      unJoined.length,
+    ),
     unRowsJoined: unJoined.length,
     unRows: unTreated.length,
     pepRecall: at.pepRecall,

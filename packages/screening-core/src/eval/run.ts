@@ -33,7 +33,10 @@ function markdown(r: EvaluationReport, bench: BenchmarkFigure[], generatedAt: st
     `| Putin spellings: pairs matching each other | ${pct(r.putinPairMatchShare)} | |`,
     `| Putin spellings matching "Vladimir Vladimirovich Putin" | ${r.putinNamesMatchingCanonical} of ${r.putinNames} | |`,
     '',
-    'Negative alerts by source: ' + (Object.entries(r.negativeAlertsByList).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'),
+    'Negative alerts by source: ' +
+      (Object.entries(r.negativeAlertsByList)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'none'),
     '',
     '## Threshold sweep',
     '',
@@ -41,7 +44,10 @@ function markdown(r: EvaluationReport, bench: BenchmarkFigure[], generatedAt: st
     '',
     '| Threshold | UN treated recall | PEP recall | Negative alert rate | Precision | Recall | F1 |',
     '|---|---|---|---|---|---|---|',
-    ...r.sweep.map((p) => `| ${p.threshold} | ${pct(p.unTreatedRecall)} | ${pct(p.pepRecall)} | ${pct(p.negativeAlertRate)} | ${p.precision} | ${p.recall} | ${p.f1} |`),
+    ...r.sweep.map(
+      (p) =>
+        `| ${p.threshold} | ${pct(p.unTreatedRecall)} | ${pct(p.pepRecall)} | ${pct(p.negativeAlertRate)} | ${p.precision} | ${p.recall} | ${p.f1} |`,
+    ),
     '',
     '## Cross-script pairs',
     '',
@@ -57,7 +63,9 @@ function markdown(r: EvaluationReport, bench: BenchmarkFigure[], generatedAt: st
     '',
     '## Missed positives (first 40)',
     '',
-    ...r.falseNegativeExamples.map((f) => `- ${f.set}: "${f.query}" -> "${f.expected}" (best ${f.bestScore})`),
+    ...r.falseNegativeExamples.map(
+      (f) => `- ${f.set}: "${f.query}" -> "${f.expected}" (best ${f.bestScore})`,
+    ),
     '',
     '## False positives (first 25)',
     '',
@@ -75,9 +83,18 @@ function main(): void {
   const bench = args.has('--no-bench') ? [] : runBenchmark({ dataDir });
   const outDir = path.join(REPO_ROOT, 'reports');
   mkdirSync(outDir, { recursive: true });
-  writeFileSync(path.join(outDir, 'screening-eval.json'), JSON.stringify({ generatedAt, ...report, benchmark: bench }, null, 2) + '\n');
+  writeFileSync(
+    path.join(outDir, 'screening-eval.json'),
+    JSON.stringify({ generatedAt, ...report, benchmark: bench }, null, 2) + '\n',
+  );
   writeFileSync(path.join(outDir, 'screening-eval.md'), markdown(report, bench, generatedAt));
-  const { crossScriptDetails: _c, sweep, falseNegativeExamples: _f, falsePositiveExamples: _p, ...summary } = report;
+  const {
+    crossScriptDetails: _c,
+    sweep,
+    falseNegativeExamples: _f,
+    falsePositiveExamples: _p,
+    ...summary
+  } = report;
   console.log(JSON.stringify(summary, null, 2));
   console.table(sweep);
   if (bench.length) console.table(bench);

@@ -9,6 +9,10 @@ import { loadRecordList } from './records';
 export const ADVERSE_MEDIA_DEMO_FILE = path.resolve(__dirname, '../../data/adverse-media-demo.json');
 
 /** ADVERSE_MEDIA findings in the {@link ListRecord} format; defaults to the bundled demo set. */
-export function loadAdverseMedia(loadedAt: string, input: ListInput = ADVERSE_MEDIA_DEMO_FILE, source = 'ADVERSE_MEDIA_DEMO'): ListSnapshot {
+export function loadAdverseMedia(
+  loadedAt: string,
+  input: ListInput = ADVERSE_MEDIA_DEMO_FILE,
+  source = 'ADVERSE_MEDIA_DEMO',
+): ListSnapshot {
   return loadRecordList(input, loadedAt, { list: 'ADVERSE_MEDIA', source });
 }

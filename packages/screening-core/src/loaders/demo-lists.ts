@@ -23,11 +23,18 @@ export interface DemoListOptions {
  * Every list the shared data folder holds (OFAC SDN, OFAC consolidated, UN, US Congress PEPs)
  * plus the bundled demo adverse-media set.
  */
-export function loadAllDemoLists(dataDir: string, loadedAt: string, options: DemoListOptions = {}): ListSnapshot[] {
+export function loadAllDemoLists(
+  dataDir: string,
+  loadedAt: string,
+  options: DemoListOptions = {},
+): ListSnapshot[] {
   const lists = path.join(dataDir, 'lists');
   const snapshots = [
     loadOfacSdn({ primary: path.join(lists, 'sdn.csv'), alt: path.join(lists, 'alt.csv') }, loadedAt),
-    loadOfacConsolidated({ primary: path.join(lists, 'cons_prim.csv'), alt: path.join(lists, 'cons_alt.csv') }, loadedAt),
+    loadOfacConsolidated(
+      { primary: path.join(lists, 'cons_prim.csv'), alt: path.join(lists, 'cons_alt.csv') },
+      loadedAt,
+    ),
     loadUnConsolidated(path.join(lists, 'UN_consolidated.xml'), loadedAt),
     loadSenzingJsonLines(path.join(lists, 'us_congress_senzing.json'), loadedAt),
     loadAdverseMedia(loadedAt),

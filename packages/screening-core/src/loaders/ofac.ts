@@ -6,8 +6,18 @@ import { readInput } from './input';
 import { makeSnapshot } from './snapshot';
 
 const MONTHS: Record<string, string> = {
-  jan: '01', feb: '02', mar: '03', apr: '04', may: '05', jun: '06',
-  jul: '07', aug: '08', sep: '09', oct: '10', nov: '11', dec: '12',
+  jan: '01',
+  feb: '02',
+  mar: '03',
+  apr: '04',
+  may: '05',
+  jun: '06',
+  jul: '07',
+  aug: '08',
+  sep: '09',
+  oct: '10',
+  nov: '11',
+  dec: '12',
 };
 
 const ID_PATTERNS: ReadonlyArray<[RegExp, string]> = [
@@ -49,7 +59,9 @@ function ofacDates(text: string): string[] {
 }
 
 /** Dates of birth, nationalities and identifiers that OFAC writes into the free-text remarks. */
-export function parseOfacRemarks(remarks: string | undefined): Pick<ListEntry, 'birthDates' | 'countries' | 'identifiers'> {
+export function parseOfacRemarks(
+  remarks: string | undefined,
+): Pick<ListEntry, 'birthDates' | 'countries' | 'identifiers'> {
   if (!remarks) return {};
   const birthDates = new Set<string>();
   for (const m of remarks.matchAll(/DOB ([^;]+)/g)) for (const d of ofacDates(m[1]!)) birthDates.add(d);
@@ -127,9 +139,20 @@ function loadOfac(
     if (!name) throw new ListFormatError(source, `entry ${id} has no name`);
     const entityType = ofacType(field(row[2]));
     const remarks = field(row[11]);
-    const entry: ListEntry = { list: 'SANCTIONS', source, id, entityType, names: [name], ...parseOfacRemarks(remarks) };
+    const entry: ListEntry = {
+      list: 'SANCTIONS',
+      source,
+      id,
+      entityType,
+      names: [name],
+      ...parseOfacRemarks(remarks),
+    };
     const program = field(row[3]);
-    if (program) entry.programs = program.replace(/^\[|\]$/g, '').split(/\]\s*\[/).map((p) => p.trim());
+    if (program)
+      entry.programs = program
+        .replace(/^\[|\]$/g, '')
+        .split(/\]\s*\[/)
+        .map((p) => p.trim());
     const flag = field(row[9]);
     if (flag) entry.countries = normalizeCountries([...(entry.countries ?? []), flag]);
     if (remarks) entry.remarks = remarks;
@@ -160,7 +183,10 @@ export function loadOfacSdn(inputs: OfacInputs, loadedAt: string): ListSnapshot 
 }
 
 /** Same as {@link loadOfacSdn} plus how many alias rows were joined or ignored. */
-export function loadOfacSdnWithStats(inputs: OfacInputs, loadedAt: string): { snapshot: ListSnapshot; stats: OfacLoadStats } {
+export function loadOfacSdnWithStats(
+  inputs: OfacInputs,
+  loadedAt: string,
+): { snapshot: ListSnapshot; stats: OfacLoadStats } {
   return loadOfac('OFAC_SDN', inputs, loadedAt);
 }
 

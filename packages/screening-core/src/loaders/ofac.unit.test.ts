@@ -8,7 +8,10 @@ const lists = path.join(resolveSharedDataDir(process.env), 'lists');
 const AT = '2026-01-01T00:00:00.000Z';
 
 describe('OFAC SDN loader on the published files', () => {
-  const { snapshot, stats } = loadOfacSdnWithStats({ primary: path.join(lists, 'sdn.csv'), alt: path.join(lists, 'alt.csv') }, AT);
+  const { snapshot, stats } = loadOfacSdnWithStats(
+    { primary: path.join(lists, 'sdn.csv'), alt: path.join(lists, 'alt.csv') },
+    AT,
+  );
 
   it('reads every SDN entry with its type', () => {
     expect(snapshot.entryCount).toBe(14965);
@@ -26,13 +29,20 @@ describe('OFAC SDN loader on the published files', () => {
   });
 
   it('treats -0- as null and strips the trailing Ctrl-Z', () => {
-    expect(snapshot.entries.some((e) => e.names.some((n) => n.includes('-0-') || n.includes('\x1a')))).toBe(false);
-    expect(snapshot.entries.every((e) => e.remarks !== '-0-' && e.programs?.includes('-0-') !== true)).toBe(true);
+    expect(snapshot.entries.some((e) => e.names.some((n) => n.includes('-0-') || n.includes('\x1a')))).toBe(
+      false,
+    );
+    expect(snapshot.entries.every((e) => e.remarks !== '-0-' && e.programs?.includes('-0-') !== true)).toBe(
+      true,
+    );
     expect(snapshot.entries.find((e) => e.id === '36')!.remarks).toBeUndefined();
   });
 
   it('gives the same version for a path and the same bytes, and a different one when an input changes', () => {
-    const fromBuffers = loadOfacSdn({ primary: readFileSync(path.join(lists, 'sdn.csv')), alt: readFileSync(path.join(lists, 'alt.csv')) }, AT);
+    const fromBuffers = loadOfacSdn(
+      { primary: readFileSync(path.join(lists, 'sdn.csv')), alt: readFileSync(path.join(lists, 'alt.csv')) },
+      AT,
+    );
     expect(fromBuffers.version).toBe(snapshot.version);
     const withoutAlt = loadOfacSdn({ primary: path.join(lists, 'sdn.csv') }, AT);
     expect(withoutAlt.version).not.toBe(snapshot.version);
@@ -41,7 +51,10 @@ describe('OFAC SDN loader on the published files', () => {
 
 describe('OFAC consolidated loader', () => {
   it('reads the 442 non-SDN entries and joins all their aliases', () => {
-    const cons = loadOfacConsolidated({ primary: path.join(lists, 'cons_prim.csv'), alt: path.join(lists, 'cons_alt.csv') }, AT);
+    const cons = loadOfacConsolidated(
+      { primary: path.join(lists, 'cons_prim.csv'), alt: path.join(lists, 'cons_alt.csv') },
+      AT,
+    );
     expect(cons.entryCount).toBe(442);
     expect(cons.entries.filter((e) => e.entityType === 'INDIVIDUAL')).toHaveLength(79);
     expect(cons.entries.reduce((n, e) => n + e.names.length - 1, 0)).toBeGreaterThan(1000);
@@ -66,7 +79,11 @@ describe('OFAC remarks', () => {
 
 describe('malformed input', () => {
   it('is rejected with a ListFormatError', () => {
-    expect(() => loadOfacSdn({ primary: Buffer.from('not,an,ofac\r\nfile\r\n') }, AT)).toThrow(ListFormatError);
-    expect(() => loadOfacSdn({ primary: path.join(lists, 'does-not-exist.csv') }, AT)).toThrow(ListFormatError);
+    expect(() => loadOfacSdn({ primary: Buffer.from('not,an,ofac\r\nfile\r\n') }, AT)).toThrow(
+      ListFormatError,
+    );
+    expect(() => loadOfacSdn({ primary: path.join(lists, 'does-not-exist.csv') }, AT)).toThrow(
+      ListFormatError,
+    );
   });
 });

@@ -19,15 +19,29 @@ export interface ListRecord {
 
 const ENTITY_TYPES = new Set<EntityType>(['INDIVIDUAL', 'ORGANIZATION', 'VESSEL', 'AIRCRAFT']);
 
-function toEntry(rec: Partial<ListRecord>, list: ScreeningList, source: ListSource, where: string): ListEntry {
+function toEntry(
+  rec: Partial<ListRecord>,
+  list: ScreeningList,
+  source: ListSource,
+  where: string,
+): ListEntry {
   const id = typeof rec.id === 'string' || typeof rec.id === 'number' ? String(rec.id).trim() : '';
   const name = typeof rec.name === 'string' ? rec.name.trim() : '';
-  const entityType = (typeof rec.entityType === 'string' ? rec.entityType.trim().toUpperCase() : '') as EntityType;
+  const entityType = (
+    typeof rec.entityType === 'string' ? rec.entityType.trim().toUpperCase() : ''
+  ) as EntityType;
   if (!id) throw new ListFormatError(source, `${where}: id is required`);
   if (!name) throw new ListFormatError(source, `${where}: name is required`);
-  if (!ENTITY_TYPES.has(entityType)) throw new ListFormatError(source, `${where}: entityType must be one of ${[...ENTITY_TYPES].join(', ')}`);
-  const aliases = Array.isArray(rec.aliases) ? rec.aliases : typeof rec.aliases === 'string' ? rec.aliases.split(/[|;]/) : [];
-  const names = [name, ...aliases.map((a) => String(a).trim())].filter((n, i, all) => n !== '' && all.indexOf(n) === i);
+  if (!ENTITY_TYPES.has(entityType))
+    throw new ListFormatError(source, `${where}: entityType must be one of ${[...ENTITY_TYPES].join(', ')}`);
+  const aliases = Array.isArray(rec.aliases)
+    ? rec.aliases
+    : typeof rec.aliases === 'string'
+      ? rec.aliases.split(/[|;]/)
+      : [];
+  const names = [name, ...aliases.map((a) => String(a).trim())].filter(
+    (n, i, all) => n !== '' && all.indexOf(n) === i,
+  );
   const entry: ListEntry = { list, source, id, entityType, names };
   if (rec.birthDate && String(rec.birthDate).trim()) entry.birthDates = [String(rec.birthDate).trim()];
   if (rec.country && String(rec.country).trim()) entry.countries = normalizeCountries([String(rec.country)]);
@@ -55,7 +69,9 @@ export function loadRecordList(input: ListInput, loadedAt: string, options: Reco
   let records: Array<Partial<ListRecord>>;
   if (format === 'csv') {
     try {
-      records = parse(textContent, { columns: true, skip_empty_lines: true, trim: true }) as Array<Partial<ListRecord>>;
+      records = parse(textContent, { columns: true, skip_empty_lines: true, trim: true }) as Array<
+        Partial<ListRecord>
+      >;
     } catch (err) {
       throw new ListFormatError(source, `invalid CSV: ${(err as Error).message}`);
     }
@@ -90,5 +106,9 @@ export function loadRecordList(input: ListInput, loadedAt: string, options: Reco
 
 /** The institution's own list (INTERNAL_LIST). */
 export function loadInternalList(input: ListInput, loadedAt: string, format?: 'csv' | 'jsonl'): ListSnapshot {
-  return loadRecordList(input, loadedAt, { list: 'INTERNAL_LIST', source: 'INTERNAL', ...(format ? { format } : {}) });
+  return loadRecordList(input, loadedAt, {
+    list: 'INTERNAL_LIST',
+    source: 'INTERNAL',
+    ...(format ? { format } : {}),
+  });
 }

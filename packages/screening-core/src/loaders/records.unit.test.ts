@@ -6,12 +6,18 @@ const AT = '2026-01-01T00:00:00.000Z';
 
 describe('INTERNAL_LIST import', () => {
   it('reads CSV with a header and |-separated aliases', () => {
-    const csv = 'id,name,aliases,entityType,birthDate,country\nI-1,Jane Roe,J. Roe|Janet Roe,INDIVIDUAL,1980-02-03,Estonia\nI-2,Acme Widgets OU,,ORGANIZATION,,EE\n';
+    const csv =
+      'id,name,aliases,entityType,birthDate,country\nI-1,Jane Roe,J. Roe|Janet Roe,INDIVIDUAL,1980-02-03,Estonia\nI-2,Acme Widgets OU,,ORGANIZATION,,EE\n';
     const s = loadInternalList(Buffer.from(csv), AT);
     expect(s.list).toBe('INTERNAL_LIST');
     expect(s.entries[0]).toEqual({
-      list: 'INTERNAL_LIST', source: 'INTERNAL', id: 'I-1', entityType: 'INDIVIDUAL',
-      names: ['Jane Roe', 'J. Roe', 'Janet Roe'], birthDates: ['1980-02-03'], countries: ['EE'],
+      list: 'INTERNAL_LIST',
+      source: 'INTERNAL',
+      id: 'I-1',
+      entityType: 'INDIVIDUAL',
+      names: ['Jane Roe', 'J. Roe', 'Janet Roe'],
+      birthDates: ['1980-02-03'],
+      countries: ['EE'],
     });
     expect(s.entries[1]!.names).toEqual(['Acme Widgets OU']);
   });
@@ -23,9 +29,14 @@ describe('INTERNAL_LIST import', () => {
   });
 
   it('rejects records without a name, with an unknown entity type or a duplicate id', () => {
-    expect(() => loadInternalList(Buffer.from('{"id":"1","entityType":"INDIVIDUAL"}'), AT)).toThrow(ListFormatError);
-    expect(() => loadInternalList(Buffer.from('{"id":"1","name":"X","entityType":"PERSON"}'), AT)).toThrow(/entityType/);
-    const dup = '{"id":"1","name":"X","entityType":"INDIVIDUAL"}\n{"id":"1","name":"Y","entityType":"INDIVIDUAL"}';
+    expect(() => loadInternalList(Buffer.from('{"id":"1","entityType":"INDIVIDUAL"}'), AT)).toThrow(
+      ListFormatError,
+    );
+    expect(() => loadInternalList(Buffer.from('{"id":"1","name":"X","entityType":"PERSON"}'), AT)).toThrow(
+      /entityType/,
+    );
+    const dup =
+      '{"id":"1","name":"X","entityType":"INDIVIDUAL"}\n{"id":"1","name":"Y","entityType":"INDIVIDUAL"}';
     expect(() => loadInternalList(Buffer.from(dup), AT)).toThrow(/duplicate/);
   });
 });

@@ -1,13 +1,27 @@
 import { ListFormatError } from '../errors';
 import { normalizeCountries } from '../matching/countries';
-import type { EntityType, Identifier, ListEntry, ListInput, ListSnapshot, ListSource, ScreeningList } from '../model';
+import type {
+  EntityType,
+  Identifier,
+  ListEntry,
+  ListInput,
+  ListSnapshot,
+  ListSource,
+  ScreeningList,
+} from '../model';
 import { readInput } from './input';
 import { makeSnapshot } from './snapshot';
 
 interface SenzingRecord {
   RECORD_ID?: string;
   RECORD_TYPE?: string;
-  NAMES?: Array<{ NAME_TYPE?: string; NAME_FULL?: string; NAME_ORG?: string; NAME_FIRST?: string; NAME_LAST?: string }>;
+  NAMES?: Array<{
+    NAME_TYPE?: string;
+    NAME_FULL?: string;
+    NAME_ORG?: string;
+    NAME_FIRST?: string;
+    NAME_LAST?: string;
+  }>;
   DATES?: Array<{ DATE_OF_BIRTH?: string }>;
   COUNTRIES?: Array<{ NATIONALITY?: string; CITIZENSHIP?: string }>;
   IDENTIFIERS?: Array<{ OTHER_ID_TYPE?: string; OTHER_ID_NUMBER?: string }>;
@@ -29,7 +43,11 @@ function recordType(value: string | undefined): EntityType {
 }
 
 /** OpenSanctions exports in the Senzing entity specification (JSON lines), e.g. `us_congress_senzing.json`. */
-export function loadSenzingJsonLines(input: ListInput, loadedAt: string, options: SenzingOptions = {}): ListSnapshot {
+export function loadSenzingJsonLines(
+  input: ListInput,
+  loadedAt: string,
+  options: SenzingOptions = {},
+): ListSnapshot {
   const list = options.list ?? 'PEP';
   const source = options.source ?? 'US_CONGRESS_PEP';
   const topic = options.topic === undefined ? 'role.pep' : options.topic;
@@ -52,10 +70,18 @@ export function loadSenzingJsonLines(input: ListInput, loadedAt: string, options
       .map((n) => n.trim())
       .filter((n, j, all) => n !== '' && all.indexOf(n) === j);
     if (!rec.RECORD_ID || names.length === 0) return;
-    const entry: ListEntry = { list, source, id: rec.RECORD_ID, entityType: recordType(rec.RECORD_TYPE), names };
+    const entry: ListEntry = {
+      list,
+      source,
+      id: rec.RECORD_ID,
+      entityType: recordType(rec.RECORD_TYPE),
+      names,
+    };
     const dobs = (rec.DATES ?? []).map((d) => d.DATE_OF_BIRTH).filter((d): d is string => !!d);
     if (dobs.length) entry.birthDates = dobs;
-    const countries = normalizeCountries((rec.COUNTRIES ?? []).flatMap((c) => [c.NATIONALITY, c.CITIZENSHIP]));
+    const countries = normalizeCountries(
+      (rec.COUNTRIES ?? []).flatMap((c) => [c.NATIONALITY, c.CITIZENSHIP]),
+    );
     if (countries.length) entry.countries = countries;
     const ids: Identifier[] = (rec.IDENTIFIERS ?? [])
       .filter((x) => x.OTHER_ID_NUMBER && x.OTHER_ID_TYPE)

@@ -22,7 +22,12 @@ describe('Senzing JSON lines PEP loader', () => {
 
   it('keeps only records with the requested risk topic', () => {
     const line = (id: string, topic: string) =>
-      JSON.stringify({ RECORD_ID: id, RECORD_TYPE: 'PERSON', NAMES: [{ NAME_TYPE: 'PRIMARY', NAME_FULL: 'A B' }], RISKS: [{ TOPIC: topic }] });
+      JSON.stringify({
+        RECORD_ID: id,
+        RECORD_TYPE: 'PERSON',
+        NAMES: [{ NAME_TYPE: 'PRIMARY', NAME_FULL: 'A B' }],
+        RISKS: [{ TOPIC: topic }],
+      });
     const input = Buffer.from(`${line('1', 'role.pep')}\n${line('2', 'sanction')}\n`);
     expect(loadSenzingJsonLines(input, 'x').entries.map((e) => e.id)).toEqual(['1']);
     expect(loadSenzingJsonLines(input, 'x', { topic: null }).entryCount).toBe(2);

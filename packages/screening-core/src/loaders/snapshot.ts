@@ -16,7 +16,9 @@ function stable(value: unknown): unknown {
 
 /** sha256 of the entry's canonical JSON: equal content gives an equal hash whatever the key order. */
 export function entryContentHash(entry: ListEntry): string {
-  return createHash('sha256').update(JSON.stringify(stable(entry))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(stable(entry)))
+    .digest('hex');
 }
 
 /** sha256 over the raw input files in the given order. */

@@ -8,8 +8,15 @@ import { makeSnapshot } from './snapshot';
 type Node = Record<string, unknown>;
 
 const REPEATED = new Set([
-  'INDIVIDUAL', 'ENTITY', 'INDIVIDUAL_ALIAS', 'ENTITY_ALIAS', 'INDIVIDUAL_DATE_OF_BIRTH', 'INDIVIDUAL_DOCUMENT',
-  'INDIVIDUAL_ADDRESS', 'ENTITY_ADDRESS', 'VALUE',
+  'INDIVIDUAL',
+  'ENTITY',
+  'INDIVIDUAL_ALIAS',
+  'ENTITY_ALIAS',
+  'INDIVIDUAL_DATE_OF_BIRTH',
+  'INDIVIDUAL_DOCUMENT',
+  'INDIVIDUAL_ADDRESS',
+  'ENTITY_ADDRESS',
+  'VALUE',
 ]);
 
 function text(value: unknown): string | undefined {
@@ -26,7 +33,9 @@ function nodes(value: unknown): Node[] {
 }
 
 function values(value: unknown): string[] {
-  return nodes(value).flatMap((n) => (Array.isArray(n.VALUE) ? n.VALUE : [n.VALUE]).map(text)).filter((v): v is string => !!v);
+  return nodes(value)
+    .flatMap((n) => (Array.isArray(n.VALUE) ? n.VALUE : [n.VALUE]).map(text))
+    .filter((v): v is string => !!v);
 }
 
 function aliases(node: Node, tag: string): string[] {
@@ -68,11 +77,17 @@ function documents(node: Node, reference: string | undefined): Identifier[] {
 function entry(node: Node, individual: boolean): ListEntry {
   const id = text(node.DATAID);
   if (!id) throw new ListFormatError('UN', 'entry without DATAID');
-  const primary = [node.FIRST_NAME, node.SECOND_NAME, node.THIRD_NAME, node.FOURTH_NAME].map(text).filter(Boolean).join(' ');
+  const primary = [node.FIRST_NAME, node.SECOND_NAME, node.THIRD_NAME, node.FOURTH_NAME]
+    .map(text)
+    .filter(Boolean)
+    .join(' ');
   if (!primary) throw new ListFormatError('UN', `entry ${id} has no name`);
   const names = [primary];
   const original = text(node.NAME_ORIGINAL_SCRIPT);
-  for (const n of [...aliases(node, individual ? 'INDIVIDUAL_ALIAS' : 'ENTITY_ALIAS'), ...(original ? [original] : [])]) {
+  for (const n of [
+    ...aliases(node, individual ? 'INDIVIDUAL_ALIAS' : 'ENTITY_ALIAS'),
+    ...(original ? [original] : []),
+  ]) {
     if (!names.includes(n)) names.push(n);
   }
   const reference = text(node.REFERENCE_NUMBER);

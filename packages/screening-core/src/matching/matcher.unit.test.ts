@@ -4,7 +4,12 @@ import { normalizeCountry } from './countries';
 import { foldName, nameTokens } from './normalize';
 
 const entry = (names: string[], extra: Partial<ListEntry> = {}): ListEntry => ({
-  list: 'SANCTIONS', source: 'TEST', id: 'E1', entityType: 'INDIVIDUAL', names, ...extra,
+  list: 'SANCTIONS',
+  source: 'TEST',
+  id: 'E1',
+  entityType: 'INDIVIDUAL',
+  names,
+  ...extra,
 });
 const score = (query: ScreeningQuery | string, e: ListEntry): number =>
   scoreEntry(typeof query === 'string' ? { name: query } : query, e)?.score ?? 0;
@@ -80,7 +85,9 @@ describe('name matching', () => {
 
   it('matches organisations whatever their legal form', () => {
     const org = (names: string[]) => entry(names, { entityType: 'ORGANIZATION' });
-    expect(score({ name: 'Acme Trading LLC', entityType: 'ORGANIZATION' }, org(['ACME TRADING LIMITED']))).toBe(1);
+    expect(
+      score({ name: 'Acme Trading LLC', entityType: 'ORGANIZATION' }, org(['ACME TRADING LIMITED'])),
+    ).toBe(1);
     expect(score({ name: 'OOO Romashka', entityType: 'ORGANIZATION' }, org(['Romashka JSC']))).toBe(1);
   });
 
@@ -89,7 +96,12 @@ describe('name matching', () => {
     expect(hit.explanation.matchedName).toBe('SMITH, John');
     expect(hit.explanation.queryTokens).toEqual(['jon', 'smyth']);
     expect(hit.explanation.candidateTokens).toEqual(['smith', 'john']);
-    expect(hit.explanation.tokenPairs.map((p) => [p.query, p.candidate])).toEqual(expect.arrayContaining([['jon', 'john'], ['smyth', 'smith']]));
+    expect(hit.explanation.tokenPairs.map((p) => [p.query, p.candidate])).toEqual(
+      expect.arrayContaining([
+        ['jon', 'john'],
+        ['smyth', 'smith'],
+      ]),
+    );
   });
 });
 
@@ -112,21 +124,34 @@ describe('qualifiers', () => {
     expect(base - close).toBeLessThan(0.05);
     expect(far).toBeLessThan(close - 0.1);
     const hit = scoreEntry(q('1970-05-01'), person(['1985-01-01']))!;
-    expect(hit.explanation.qualifiers).toEqual([expect.objectContaining({ kind: 'BIRTH_DATE', outcome: 'MISMATCH' })]);
+    expect(hit.explanation.qualifiers).toEqual([
+      expect.objectContaining({ kind: 'BIRTH_DATE', outcome: 'MISMATCH' }),
+    ]);
   });
 
   it('uses nationality in both directions', () => {
-    const withCountry = (countries: string[]) => score({ name: 'John Smith', countries: ['United Kingdom'] }, entry(['Jon Smyth'], { countries }));
+    const withCountry = (countries: string[]) =>
+      score({ name: 'John Smith', countries: ['United Kingdom'] }, entry(['Jon Smyth'], { countries }));
     expect(withCountry(['GB'])).toBeGreaterThan(base);
     expect(withCountry(['IR'])).toBeLessThan(base);
   });
 
   it('raises the score on an equal identifier and lowers it on a different IMO', () => {
-    const vessel = entry(['MV OCEAN STAR'], { entityType: 'VESSEL', identifiers: [{ type: 'IMO', value: '9187629' }] });
-    const ocean = (imo: string) => scoreEntry({ name: 'Ocean Starr', entityType: 'VESSEL', identifiers: [{ type: 'IMO', value: imo }] }, vessel)!;
+    const vessel = entry(['MV OCEAN STAR'], {
+      entityType: 'VESSEL',
+      identifiers: [{ type: 'IMO', value: '9187629' }],
+    });
+    const ocean = (imo: string) =>
+      scoreEntry(
+        { name: 'Ocean Starr', entityType: 'VESSEL', identifiers: [{ type: 'IMO', value: imo }] },
+        vessel,
+      )!;
     const plain = scoreEntry({ name: 'Ocean Starr', entityType: 'VESSEL' }, vessel)!;
     expect(ocean('IMO 9187629').score).toBeGreaterThan(plain.score);
     expect(ocean('9999999').score).toBeLessThan(plain.score - 0.1);
-    expect(ocean('9999999').explanation.qualifiers[0]).toMatchObject({ kind: 'IDENTIFIER', outcome: 'CONFLICT' });
+    expect(ocean('9999999').explanation.qualifiers[0]).toMatchObject({
+      kind: 'IDENTIFIER',
+      outcome: 'CONFLICT',
+    });
   });
 });

@@ -49,15 +49,25 @@ export function countLinks(query: readonly Token[], candidate: readonly Token[])
  * to one, and the score is the length-weighted mean similarity of the pairs, with unmatched words
  * of either side added to the denominator at a reduced weight. Zero when too few words are linked.
  */
-export function compareNames(query: readonly Token[], candidate: readonly Token[]): NameComparison {
-  const none: NameComparison = { score: 0, pairs: [], unmatchedQuery: query.map((t) => t.text), unmatchedCandidate: candidate.map((t) => t.text) };
+export function compareNames(
+  query: readonly Token[],
+  candidate: readonly Token[],
+  similarity: (a: Token, b: Token) => number = tokenSimilarity,
+): NameComparison {
+  const none: NameComparison = {
+    score: 0,
+    pairs: [],
+    unmatchedQuery: query.map((t) => t.text),
+    unmatchedCandidate: candidate.map((t) => t.text),
+  };
   if (query.length === 0 || candidate.length === 0) return none;
   if (countLinks(query, candidate) < requiredLinks(query, candidate)) return none;
   const options: Array<[number, number, number]> = [];
   for (let i = 0; i < query.length; i += 1) {
     for (let j = 0; j < candidate.length; j += 1) {
-      const s = tokenSimilarity(query[i]!, candidate[j]!);
-      if (s >= MIN_TOKEN_SIMILARITY || (s > 0 && (query[i]!.initial || candidate[j]!.initial))) options.push([s, i, j]);
+      const s = similarity(query[i]!, candidate[j]!);
+      if (s >= MIN_TOKEN_SIMILARITY || (s > 0 && (query[i]!.initial || candidate[j]!.initial)))
+        options.push([s, i, j]);
     }
   }
   // Prefer the most similar pairs; among equals, full words before initials.

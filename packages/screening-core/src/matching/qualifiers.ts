@@ -62,32 +62,75 @@ export function compareBirthDates(query: string, candidates: readonly string[]):
     let result: QualifierResult;
     const diff = Math.abs(q.year - c.year);
     const bothFull = q.month !== undefined && c.month !== undefined;
-    if (diff === 0 && bothFull && q.month === c.month && (q.day === undefined || c.day === undefined || q.day === c.day)) {
+    if (
+      diff === 0 &&
+      bothFull &&
+      q.month === c.month &&
+      (q.day === undefined || c.day === undefined || q.day === c.day)
+    ) {
       const exact = q.day !== undefined && c.day !== undefined;
       result = exact
-        ? { kind: 'BIRTH_DATE', outcome: 'EXACT', delta: QUALIFIER_DELTAS.birthDateExact, detail: `${query} = ${text}` }
-        : { kind: 'BIRTH_DATE', outcome: 'SAME_YEAR', delta: QUALIFIER_DELTAS.birthDateSameYear, detail: `${query} ~ ${text}` };
+        ? {
+            kind: 'BIRTH_DATE',
+            outcome: 'EXACT',
+            delta: QUALIFIER_DELTAS.birthDateExact,
+            detail: `${query} = ${text}`,
+          }
+        : {
+            kind: 'BIRTH_DATE',
+            outcome: 'SAME_YEAR',
+            delta: QUALIFIER_DELTAS.birthDateSameYear,
+            detail: `${query} ~ ${text}`,
+          };
     } else if (diff === 0 && !bothFull) {
-      result = { kind: 'BIRTH_DATE', outcome: 'SAME_YEAR', delta: QUALIFIER_DELTAS.birthDateSameYear, detail: `${query} ~ ${text}` };
+      result = {
+        kind: 'BIRTH_DATE',
+        outcome: 'SAME_YEAR',
+        delta: QUALIFIER_DELTAS.birthDateSameYear,
+        detail: `${query} ~ ${text}`,
+      };
     } else if (diff <= 1) {
-      result = { kind: 'BIRTH_DATE', outcome: 'CLOSE', delta: QUALIFIER_DELTAS.birthDateClose, detail: `${query} ~ ${text}` };
+      result = {
+        kind: 'BIRTH_DATE',
+        outcome: 'CLOSE',
+        delta: QUALIFIER_DELTAS.birthDateClose,
+        detail: `${query} ~ ${text}`,
+      };
     } else {
-      result = { kind: 'BIRTH_DATE', outcome: 'MISMATCH', delta: QUALIFIER_DELTAS.birthDateMismatch, detail: `${query} != ${text}` };
+      result = {
+        kind: 'BIRTH_DATE',
+        outcome: 'MISMATCH',
+        delta: QUALIFIER_DELTAS.birthDateMismatch,
+        detail: `${query} != ${text}`,
+      };
     }
     if (!best || OUTCOME_RANK[result.outcome]! < OUTCOME_RANK[best.outcome]!) best = result;
   }
   return best;
 }
 
-export function compareCountries(query: readonly string[], candidates: readonly string[]): QualifierResult | undefined {
+export function compareCountries(
+  query: readonly string[],
+  candidates: readonly string[],
+): QualifierResult | undefined {
   const q = new Set(query.map((c) => normalizeCountry(c) ?? c.toUpperCase()));
   const c = candidates.map((x) => normalizeCountry(x)).filter((x): x is string => x !== undefined);
   if (q.size === 0 || c.length === 0) return undefined;
   const common = c.filter((x) => q.has(x));
   if (common.length > 0) {
-    return { kind: 'COUNTRY', outcome: 'MATCH', delta: QUALIFIER_DELTAS.countryMatch, detail: common.join(',') };
+    return {
+      kind: 'COUNTRY',
+      outcome: 'MATCH',
+      delta: QUALIFIER_DELTAS.countryMatch,
+      detail: common.join(','),
+    };
   }
-  return { kind: 'COUNTRY', outcome: 'MISMATCH', delta: QUALIFIER_DELTAS.countryMismatch, detail: `${[...q].join(',')} vs ${c.join(',')}` };
+  return {
+    kind: 'COUNTRY',
+    outcome: 'MISMATCH',
+    delta: QUALIFIER_DELTAS.countryMismatch,
+    detail: `${[...q].join(',')} vs ${c.join(',')}`,
+  };
 }
 
 /** Upper-case alphanumerics without a repeated type prefix: "IMO 9187629" and "9187629" are equal. */
@@ -97,20 +140,34 @@ function idValue(id: Identifier): string {
   return prefix && v.startsWith(prefix) && v.length - prefix.length >= 5 ? v.slice(prefix.length) : v;
 }
 
-export function compareIdentifiers(query: readonly Identifier[], candidates: readonly Identifier[]): QualifierResult | undefined {
+export function compareIdentifiers(
+  query: readonly Identifier[],
+  candidates: readonly Identifier[],
+): QualifierResult | undefined {
   if (query.length === 0 || candidates.length === 0) return undefined;
   for (const q of query) {
     const v = idValue(q);
     if (v.length < 5) continue;
     const hit = candidates.find((c) => idValue(c) === v);
-    if (hit) return { kind: 'IDENTIFIER', outcome: 'MATCH', delta: QUALIFIER_DELTAS.identifierMatch, detail: `${hit.type} ${hit.value}` };
+    if (hit)
+      return {
+        kind: 'IDENTIFIER',
+        outcome: 'MATCH',
+        delta: QUALIFIER_DELTAS.identifierMatch,
+        detail: `${hit.type} ${hit.value}`,
+      };
   }
   for (const q of query) {
     const type = q.type.toUpperCase();
     if (!UNIQUE_IDENTIFIER_TYPES.has(type)) continue;
     const other = candidates.find((c) => c.type.toUpperCase() === type);
     if (other) {
-      return { kind: 'IDENTIFIER', outcome: 'CONFLICT', delta: QUALIFIER_DELTAS.uniqueIdentifierConflict, detail: `${type} ${q.value} != ${other.value}` };
+      return {
+        kind: 'IDENTIFIER',
+        outcome: 'CONFLICT',
+        delta: QUALIFIER_DELTAS.uniqueIdentifierConflict,
+        detail: `${type} ${q.value} != ${other.value}`,
+      };
     }
   }
   return undefined;

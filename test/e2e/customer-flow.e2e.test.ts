@@ -1,0 +1,157 @@
+import { MongoClient, type Db } from 'mongodb';
+import { verifyCallback } from '@crs/auth';
+import { ProjectionCatalog } from '@crs/store';
+import {
+  INGRESS,
+  TEST_RECEIVER_PORT,
+  TestReceiver,
+  callbackJwks,
+  eventually,
+  localToken,
+  startCluster,
+  uniqueId,
+} from '@crs/testing';
+
+/**
+ * Black-box, through the real stack: HTTP -> ingress -> Kafka (commands) -> customer decider ->
+ * Kafka (events) -> projector -> MongoDB, and -> callback service -> a real HTTP receiver.
+ */
+describe('customer flow end to end', () => {
+  const receiver = new TestReceiver();
+  let mongo: MongoClient;
+  let db: Db;
+  let token: string;
+
+  beforeAll(async () => {
+    await receiver.start(TEST_RECEIVER_PORT);
+    await startCluster();
+    mongo = await new MongoClient(process.env.MONGODB_URI!).connect();
+    db = mongo.db(process.env.MONGODB_DB ?? 'crs');
+    token = await localToken();
+  });
+
+  afterAll(async () => {
+    await receiver.stop();
+    await mongo?.close();
+  });
+
+  const post = (path: string, body: unknown, auth = token) =>
+    fetch(`${INGRESS}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const get = (path: string) => fetch(`${INGRESS}${path}`, { headers: { authorization: `Bearer ${token}` } });
+
+  const customer = (extId: string, comm: string, extra: Record<string, unknown> = {}) => ({
+    communicationNumber: comm,
+    requester: 'e2e',
+    businessUnit: 'DEMO',
+    action: 'CREATE',
+    sourceOfRiskLevel: 'IMPORT',
+    riskLevel: 'LOW',
+    customerStatus: 'ACTIVE',
+    riskManagementCategory: 'IND',
+    entityType: 'INDIVIDUAL',
+    customerExtId: extId,
+    firstName: 'Ann',
+    lastName: 'Example',
+    citizenshipCountry: 'LT',
+    ...extra,
+  });
+
+  it('stores the customer in MongoDB and calls the client back, signed, for each event', async () => {
+    const extId = uniqueId('cust');
+    const comm = uniqueId('comm');
+    const res = await post('/core-ws-rest/customer', customer(extId, comm));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ resultType: 'REQUEST_ACCEPTED', communicationNumber: comm, customerExtId: extId });
+
+    const catalog = new ProjectionCatalog(db);
+    const doc = await eventually(async () => {
+      const c = await (await catalog.collection('customers')).findOne({ businessUnit: 'DEMO', customerExtId: extId });
+      return c?.riskLevel ? c : undefined;
+    }, 60000, 'customer document');
+    expect(doc).toMatchObject({ status: 'ACTIVE', riskLevel: 'LOW', entityType: 'INDIVIDUAL', simplified: false });
+    expect(doc.data).toMatchObject({ firstName: 'Ann', lastName: 'Example', communicationNumber: comm });
+
+    const callbacks = await eventually(async () => {
+      const got = receiver.acceptedFor(comm);
+      return got.length >= 3 ? got : undefined;
+    }, 60000, 'three callbacks');
+    expect(callbacks.map((c) => c.headers['ce-type']).sort()).toEqual([
+      'com.crs.customer.updated',
+      'com.crs.customer.updated',
+      'com.crs.risk-assessment.completed',
+    ]);
+    const jwks = await callbackJwks();
+    for (const cb of callbacks) {
+      expect(cb.headers['ce-specversion']).toBe('1.0');
+      expect(cb.headers['ce-subject']).toBe(extId);
+      await expect(
+        verifyCallback({ jwks: jwks as never, headers: cb.headers, body: cb.body, now: Math.floor(Date.now() / 1000) }),
+      ).resolves.toBeUndefined();
+    }
+    const assessed = callbacks.find((c) => c.headers['ce-type'] === 'com.crs.risk-assessment.completed')!;
+    expect(JSON.parse(assessed.body.toString())).toMatchObject({ assessment: { source: 'IMPORT', level: 'LOW' } });
+    // A tampered body does not verify.
+    await expect(
+      verifyCallback({ jwks: jwks as never, headers: assessed.headers, body: Buffer.from('{}'), now: Math.floor(Date.now() / 1000) }),
+    ).rejects.toThrow();
+  });
+
+  it('CREATE, UPDATE with status changes, a rejected UPDATE of a missing customer and IMPORT levels, via the read API', async () => {
+    const extId = uniqueId('cust');
+    const c1 = uniqueId('comm');
+    const c2 = uniqueId('comm');
+    const c3 = uniqueId('comm');
+    const c4 = uniqueId('comm');
+    const missing = uniqueId('missing');
+    expect((await post('/core-ws-rest/customer', customer(extId, c1, { customerStatus: 'PENDING', riskLevel: 'MEDIUM' }))).status).toBe(200);
+    expect((await post('/core-ws-rest/customer', customer(extId, c2, { action: 'UPDATE', customerStatus: 'ACTIVE', riskLevel: 'HIGH', lastName: 'Changed' }))).status).toBe(200);
+    expect(
+      (await post('/core-ws-rest/customer', customer(extId, c3, { action: 'UPDATE', customerStatus: 'CLOSED', closingDate: '2026-11-01', riskLevel: 'HIGH' }))).status,
+    ).toBe(200);
+    expect((await post('/core-ws-rest/customer', customer(missing, c4, { action: 'UPDATE' }))).status).toBe(200);
+
+    const view = await eventually(async () => {
+      const r = await get(`/api/customers/DEMO/${extId}`);
+      const v = (await r.json()) as { customerStatus?: string };
+      return r.status === 200 && v.customerStatus === 'CLOSED' ? v : undefined;
+    }, 60000, 'closed customer');
+    expect(view).toMatchObject({
+      customerStatus: 'CLOSED',
+      riskLevel: 'HIGH',
+      customer: { lastName: 'Changed', closingDate: '2026-11-01' },
+      latestAssessment: { source: 'IMPORT', riskLevel: 'HIGH' },
+    });
+
+    const updated = (await (await get(`/api/integration-services/v1/communications-events/${c2}`)).json()) as {
+      events: { type: string; data: Record<string, unknown> }[];
+    };
+    expect(updated.events.map((e) => e.data.eventType)).toEqual(['CustomerUpdated', 'CustomerStatusChanged', 'RiskAssessed']);
+    expect(updated.events[1]!.data).toMatchObject({ from: 'PENDING', to: 'ACTIVE' });
+
+    const rejected = await eventually(async () => {
+      const body = (await (await get(`/api/integration-services/v1/communications-events/${c4}`)).json()) as {
+        events: { type: string }[];
+        errors: { code: string }[];
+      };
+      return body.events.length > 0 ? body : undefined;
+    }, 60000, 'rejection event');
+    expect(rejected.events.map((e) => e.type)).toEqual(['com.crs.customer.import.rejected']);
+    expect(rejected.errors).toEqual([{ code: 'C004', description: expect.any(String) }]);
+    expect((await get(`/api/customers/DEMO/${missing}`)).status).toBe(404);
+
+    // The rejection reaches the client by callback too.
+    await eventually(async () => receiver.acceptedFor(c4).some((c) => c.headers['ce-type'] === 'com.crs.customer.import.rejected'), 60000, 'rejection callback');
+  });
+
+  it('rejects a reused communicationNumber with O001', async () => {
+    const comm = uniqueId('comm');
+    expect((await post('/core-ws-rest/customer', customer(uniqueId('cust'), comm))).status).toBe(200);
+    const again = await post('/core-ws-rest/customer', customer(uniqueId('cust'), comm));
+    expect(again.status).toBe(400);
+    expect(await again.json()).toMatchObject({ resultType: 'REQUEST_REJECTED', errorCode: 'O001' });
+  });
+});
