@@ -72,8 +72,24 @@ async function baseEnv(overrides = {}) {
   };
 }
 
-function pidFile(name) {
-  return path.join(RUN, `svc-${name}.pid`);
+/**
+ * A namespace isolates one running system from another on the same stack: its own topic prefix,
+ * consumer groups, database and ports. The default namespace is the one `pnpm start` runs.
+ */
+function namespaceSettings(namespace) {
+  if (!namespace) return { key: '', env: {}, portOffset: 0 };
+  if (!/^[a-z0-9-]{1,40}$/.test(namespace)) throw new Error(`namespace must match [a-z0-9-]{1,40}: ${namespace}`);
+  let h = 0;
+  for (const ch of namespace) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+  return {
+    key: `${namespace}-`,
+    env: { TOPIC_PREFIX: `${namespace}.`, MONGODB_DB: `crs_${namespace.replace(/-/g, '_')}` },
+    portOffset: 100 + (h % 400) * 20,
+  };
+}
+
+function pidFile(name, ns = '') {
+  return path.join(RUN, `svc-${ns}${name}.pid`);
 }
 
 function alive(pid) {
@@ -85,9 +101,9 @@ function alive(pid) {
   }
 }
 
-function runningPid(name) {
+function runningPid(name, ns = '') {
   try {
-    const pid = Number(fs.readFileSync(pidFile(name), 'utf8'));
+    const pid = Number(fs.readFileSync(pidFile(name, ns), 'utf8'));
     return pid && alive(pid) ? pid : undefined;
   } catch {
     return undefined;
@@ -119,34 +135,36 @@ async function waitReady(name, port, pid, timeoutMs) {
 }
 
 /** Starts one service (if not running) and waits for its readiness. `env` adds or overrides settings. */
-async function startService(name, { env = {}, timeoutMs = 90000 } = {}) {
+async function startService(name, { env = {}, timeoutMs = 90000, namespace = '' } = {}) {
   const spec = SERVICES[name];
   if (!spec) throw new Error(`unknown service ${name}`);
-  const port = Number(env[spec.healthPortVar] || spec.port);
-  let pid = runningPid(name);
+  const ns = namespaceSettings(namespace);
+  const port = Number(env[spec.healthPortVar] || spec.port + ns.portOffset);
+  let pid = runningPid(name, ns.key);
   if (!pid) {
     if (!fs.existsSync(path.join(ROOT, spec.main))) throw new Error(`${spec.main} is missing: run the build first`);
     fs.mkdirSync(RUN, { recursive: true });
     fs.mkdirSync(LOGS, { recursive: true });
-    const out = fs.openSync(path.join(LOGS, `${name}.log`), 'a');
+    const out = fs.openSync(path.join(LOGS, `${ns.key}${name}.log`), 'a');
     const child = spawn(process.execPath, [path.join(ROOT, spec.main)], {
       cwd: ROOT,
-      env: await baseEnv({ SERVICE_NAME: name, [spec.healthPortVar]: String(port), ...env }),
+      env: await baseEnv({ SERVICE_NAME: name, ...ns.env, [spec.healthPortVar]: String(port), ...env }),
       detached: true,
       stdio: ['ignore', out, out],
     });
     child.unref();
     fs.closeSync(out);
     pid = child.pid;
-    fs.writeFileSync(pidFile(name), String(pid));
+    fs.writeFileSync(pidFile(name, ns.key), String(pid));
   }
-  await waitReady(name, port, pid, timeoutMs);
+  await waitReady(`${ns.key}${name}`, port, pid, timeoutMs);
   return { pid, port };
 }
 
 /** Stops one service: SIGTERM (graceful) or SIGKILL (a crash), waiting until it is gone. */
-async function stopService(name, { signal = 'SIGTERM', timeoutMs = 20000 } = {}) {
-  const pid = runningPid(name);
+async function stopService(name, { signal = 'SIGTERM', timeoutMs = 20000, namespace = '' } = {}) {
+  const ns = namespaceSettings(namespace);
+  const pid = runningPid(name, ns.key);
   if (pid) {
     try {
       process.kill(pid, signal);
@@ -158,7 +176,12 @@ async function stopService(name, { signal = 'SIGTERM', timeoutMs = 20000 } = {})
     if (alive(pid)) process.kill(pid, 'SIGKILL');
     while (alive(pid)) await new Promise((r) => setTimeout(r, 50));
   }
-  fs.rmSync(pidFile(name), { force: true });
+  fs.rmSync(pidFile(name, ns.key), { force: true });
+}
+
+/** Where a service of a namespace listens (ingress: its API; others: health and metrics). */
+function portOf(name, namespace = '') {
+  return SERVICES[name].port + namespaceSettings(namespace).portOffset;
 }
 
 /** A service exists once it has a composition root (app.js) beside its main. */
@@ -192,7 +215,7 @@ function status() {
   return all;
 }
 
-module.exports = { SERVICES, startService, stopService, up, down, status, baseEnv, ensureKeys, ROOT };
+module.exports = { SERVICES, startService, stopService, portOf, namespaceSettings, up, down, status, baseEnv, ensureKeys, ROOT };
 
 if (require.main === module) {
   const cmd = process.argv[2];

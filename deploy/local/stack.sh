@@ -339,10 +339,22 @@ stop_pid() {
   fi
 }
 
+# A killed JVM shows up as a zombie while its other threads still tear down and hold its sockets.
+wait_ports_free() {
+  local port waited=0
+  for port in $(component_ports "$1"); do
+    while port_busy "$port" && [ "$waited" -lt 100 ]; do
+      sleep 0.1
+      waited=$((waited + 1))
+    done
+  done
+}
+
 stop_component() {
   local name="$1" pid
   if pid="$(running_pid "$name")"; then
     stop_pid "$name" "$pid"
+    wait_ports_free "$name"
     say "$name stopped"
   else
     say "$name not running"
@@ -360,6 +372,7 @@ kill_component() {
       sleep 0.1
       waited=$((waited + 1))
     done
+    wait_ports_free "$name"
     say "$name killed (pid $pid)"
   else
     say "$name not running"

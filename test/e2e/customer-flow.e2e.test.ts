@@ -1,47 +1,34 @@
-import { MongoClient, type Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import { verifyCallback } from '@crs/auth';
 import { ProjectionCatalog } from '@crs/store';
-import {
-  INGRESS,
-  TEST_RECEIVER_PORT,
-  TestReceiver,
-  callbackJwks,
-  eventually,
-  localToken,
-  startCluster,
-  uniqueId,
-} from '@crs/testing';
+import { TestCluster, TestReceiver, callbackJwks, eventually, localToken, uniqueId } from '@crs/testing';
 
 /**
  * Black-box, through the real stack: HTTP -> ingress -> Kafka (commands) -> customer decider ->
  * Kafka (events) -> projector -> MongoDB, and -> callback service -> a real HTTP receiver.
  */
 describe('customer flow end to end', () => {
+  const cluster = new TestCluster('e2e-flow');
   const receiver = new TestReceiver();
-  let mongo: MongoClient;
   let db: Db;
   let token: string;
 
   beforeAll(async () => {
-    await receiver.start(TEST_RECEIVER_PORT);
-    await startCluster();
-    mongo = await new MongoClient(process.env.MONGODB_URI!).connect();
-    db = mongo.db(process.env.MONGODB_DB ?? 'crs');
+    const port = await receiver.start(0);
+    cluster.routeCallbacks({ DEMO: `http://127.0.0.1:${port}/callbacks` });
+    await cluster.start();
+    db = await cluster.db();
     token = await localToken();
   });
 
   afterAll(async () => {
+    await cluster.stop();
     await receiver.stop();
-    await mongo?.close();
   });
 
   const post = (path: string, body: unknown, auth = token) =>
-    fetch(`${INGRESS}${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-  const get = (path: string) => fetch(`${INGRESS}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    cluster.fetch(path, { method: 'POST', token: auth, body: JSON.stringify(body) });
+  const get = (path: string) => cluster.fetch(path, { token });
 
   const customer = (extId: string, comm: string, extra: Record<string, unknown> = {}) => ({
     communicationNumber: comm,
@@ -122,7 +109,8 @@ describe('customer flow end to end', () => {
     expect(view).toMatchObject({
       customerStatus: 'CLOSED',
       riskLevel: 'HIGH',
-      customer: { lastName: 'Changed', closingDate: '2026-11-01' },
+      // UPDATE replaces the data as a whole: the last record sent no longer carries 'Changed'.
+      customer: { lastName: 'Example', closingDate: '2026-11-01' },
       latestAssessment: { source: 'IMPORT', riskLevel: 'HIGH' },
     });
 

@@ -22,7 +22,10 @@ function exchange(address, frames, readLength) {
     const socket = net.connect({ host, port });
     const replies = [];
     let buffer = Buffer.alloc(0);
-    const timer = setTimeout(() => socket.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
+    const timer = setTimeout(
+      () => socket.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)),
+      TIMEOUT_MS,
+    );
     socket.on('connect', () => socket.write(frames[0]));
     socket.on('data', (chunk) => {
       buffer = Buffer.concat([buffer, chunk]);
@@ -71,7 +74,11 @@ async function probeKafka(address) {
   const nullArray = Buffer.alloc(4);
   nullArray.writeInt32BE(-1, 0);
   const metadata = kafkaRequest(3, 1, 2, nullArray);
-  const [versionsReply, metadataReply] = await exchange(address, [apiVersions, metadata], (b) => b.readInt32BE(0) + 4);
+  const [versionsReply, metadataReply] = await exchange(
+    address,
+    [apiVersions, metadata],
+    (b) => b.readInt32BE(0) + 4,
+  );
 
   const versionsError = versionsReply.readInt16BE(8);
   if (versionsError !== 0) throw new Error(`ApiVersions error code ${versionsError}`);
@@ -124,16 +131,41 @@ function bsonOk(doc) {
     let value;
     let size;
     switch (type) {
-      case 0x01: value = doc.readDoubleLE(offset); size = 8; break;
-      case 0x10: value = doc.readInt32LE(offset); size = 4; break;
-      case 0x12: value = Number(doc.readBigInt64LE(offset)); size = 8; break;
-      case 0x08: value = doc[offset]; size = 1; break;
-      case 0x02: size = 4 + doc.readInt32LE(offset); break;
-      case 0x03: case 0x04: size = doc.readInt32LE(offset); break;
-      case 0x07: size = 12; break;
-      case 0x09: case 0x11: size = 8; break;
-      case 0x0a: size = 0; break;
-      default: return undefined;
+      case 0x01:
+        value = doc.readDoubleLE(offset);
+        size = 8;
+        break;
+      case 0x10:
+        value = doc.readInt32LE(offset);
+        size = 4;
+        break;
+      case 0x12:
+        value = Number(doc.readBigInt64LE(offset));
+        size = 8;
+        break;
+      case 0x08:
+        value = doc[offset];
+        size = 1;
+        break;
+      case 0x02:
+        size = 4 + doc.readInt32LE(offset);
+        break;
+      case 0x03:
+      case 0x04:
+        size = doc.readInt32LE(offset);
+        break;
+      case 0x07:
+        size = 12;
+        break;
+      case 0x09:
+      case 0x11:
+        size = 8;
+        break;
+      case 0x0a:
+        size = 0;
+        break;
+      default:
+        return undefined;
     }
     if (name === 'ok') return value;
     offset += size;

@@ -6,13 +6,16 @@ import { MessageSerde, type SchemaDoc } from './serde';
 /** Creates every topic with explicit partitions and retention; existing topics are left as they are. */
 export async function ensureTopics(
   kafka: Kafka,
-  opts: { partitions: number; replicationFactor: number; logger: Logger; topics?: TopicSpec[] },
+  opts: { partitions: number; replicationFactor: number; logger: Logger; prefix?: string; topics?: TopicSpec[] },
 ): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   try {
     const existing = new Set(await admin.listTopics());
-    const wanted = (opts.topics ?? (Object.values(Topics) as TopicSpec[])).filter((t) => !existing.has(t.name));
+    const prefix = opts.prefix ?? '';
+    const wanted = (opts.topics ?? (Object.values(Topics) as TopicSpec[]))
+      .map((t) => ({ ...t, name: `${prefix}${t.name}` }))
+      .filter((t) => !existing.has(t.name));
     if (wanted.length === 0) return;
     await admin.createTopics({
       waitForLeaders: true,

@@ -3,11 +3,15 @@ import type { Logger } from '@crs/runtime';
 import { loadMessageSchemas } from '@crs/contracts';
 import { createKafka, type KafkaSettings } from './kafka';
 import { MessageSerde, type RegistrySettings } from './serde';
+import { topicNames, type TopicNames } from './topics';
 import { ensureTopics, registerSchemas } from './admin';
 
 export interface Messaging {
   kafka: Kafka;
   serde: MessageSerde;
+  topics: TopicNames;
+  /** Prefix for consumer groups and transactional ids, the same as the topics'. */
+  prefix: string;
 }
 
 /**
@@ -16,7 +20,8 @@ export interface Messaging {
  * never produces a message whose schema the registry has not accepted.
  */
 export async function setUpMessaging(
-  settings: KafkaSettings & RegistrySettings & { TOPIC_PARTITIONS: number; TOPIC_REPLICATION_FACTOR: number },
+  settings: KafkaSettings &
+    RegistrySettings & { TOPIC_PARTITIONS: number; TOPIC_REPLICATION_FACTOR: number; TOPIC_PREFIX: string },
   clientId: string,
   logger: Logger,
 ): Promise<Messaging> {
@@ -26,7 +31,8 @@ export async function setUpMessaging(
     partitions: settings.TOPIC_PARTITIONS,
     replicationFactor: settings.TOPIC_REPLICATION_FACTOR,
     logger,
+    prefix: settings.TOPIC_PREFIX,
   });
   await registerSchemas(serde, loadMessageSchemas());
-  return { kafka, serde };
+  return { kafka, serde, topics: topicNames(settings.TOPIC_PREFIX), prefix: settings.TOPIC_PREFIX };
 }

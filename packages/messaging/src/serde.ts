@@ -55,12 +55,21 @@ export class MessageSerde {
   /** Registers (idempotently) the schema of a message type and remembers its id for encoding. */
   async register(subject: string, type: string, schema: SchemaDoc): Promise<number> {
     const { $id: _ignored, ...body } = schema;
-    const { id } = await this.registry.register(
-      { type: SchemaType.JSON, schema: JSON.stringify(body) },
-      { subject, compatibility: COMPATIBILITY.BACKWARD },
-    );
-    this.idsByType.set(type, id);
-    return id;
+    // Several services register the same subjects as they start; the client's read-then-set of the
+    // compatibility rule can lose that race ("rule already exists"), after which a retry succeeds.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { id } = await this.registry.register(
+          { type: SchemaType.JSON, schema: JSON.stringify(body) },
+          { subject, compatibility: COMPATIBILITY.BACKWARD },
+        );
+        this.idsByType.set(type, id);
+        return id;
+      } catch (err) {
+        if (attempt >= 5) throw err;
+        await new Promise((r) => setTimeout(r, 100 * attempt));
+      }
+    }
   }
 
   async encode(type: string, payload: unknown): Promise<Buffer> {

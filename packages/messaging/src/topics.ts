@@ -76,6 +76,15 @@ export const Topics = {
 } as const satisfies Record<string, TopicSpec>;
 
 export type TopicKey = keyof typeof Topics;
+export type TopicNames = Record<TopicKey, string>;
+
+/**
+ * Topic names under an optional prefix (TOPIC_PREFIX): several isolated installations (tenants of a
+ * shared cluster, parallel test suites) can share one Kafka without seeing each other's messages.
+ */
+export function topicNames(prefix = ''): TopicNames {
+  return Object.fromEntries(Object.entries(Topics).map(([k, t]) => [k, `${prefix}${t.name}`])) as TopicNames;
+}
 
 export function streamKey(businessUnit: string, extId: string): string {
   return `${businessUnit}:${extId}`;

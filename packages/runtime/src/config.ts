@@ -31,6 +31,7 @@ export const commonConfigSpec = {
   SCHEMA_REGISTRY_URL: url({ default: 'http://127.0.0.1:18081/apis/ccompat/v7' }),
   SCHEMA_REGISTRY_USERNAME: str({ default: '' }),
   SCHEMA_REGISTRY_PASSWORD: str({ default: '' }),
+  TOPIC_PREFIX: str({ default: '', desc: 'prefix of every topic, consumer group and transactional id' }),
   TOPIC_PARTITIONS: num({ default: 6 }),
   TOPIC_REPLICATION_FACTOR: num({ default: 1 }),
   HEALTH_PORT: port({ default: 0, desc: '0 picks a free port' }),

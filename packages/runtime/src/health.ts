@@ -11,6 +11,12 @@ export type HealthCheck = () => Promise<boolean> | boolean;
 export class Health {
   private readonly readinessChecks = new Map<string, HealthCheck>();
   private live = true;
+  private started = false;
+
+  /** Not ready before start() finished, whatever the checks say. */
+  markStarted(): void {
+    this.started = true;
+  }
 
   addReadinessCheck(name: string, check: HealthCheck): void {
     this.readinessChecks.set(name, check);
@@ -33,6 +39,7 @@ export class Health {
         checks[name] = false;
       }
     }
+    checks.started = this.started;
     return { ready: this.live && Object.values(checks).every(Boolean), checks };
   }
 }

@@ -1,59 +1,116 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { MongoClient, type Db } from 'mongodb';
 import { issueToken, type Scope } from '@crs/auth';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const launcher = require(resolve(__dirname, '../../../deploy/local/services.cjs')) as {
   ROOT: string;
-  SERVICES: Record<string, { port: number }>;
-  startService(name: string, opts?: { env?: Record<string, string>; timeoutMs?: number }): Promise<{ pid: number; port: number }>;
-  stopService(name: string, opts?: { signal?: NodeJS.Signals; timeoutMs?: number }): Promise<void>;
+  startService(name: string, opts?: { env?: Record<string, string>; timeoutMs?: number; namespace?: string }): Promise<{ pid: number; port: number }>;
+  stopService(name: string, opts?: { signal?: NodeJS.Signals; timeoutMs?: number; namespace?: string }): Promise<void>;
+  portOf(name: string, namespace?: string): number;
+  namespaceSettings(namespace: string): { env: Record<string, string> };
   ensureKeys(): Promise<{ jwksFile: string; callbackKeyFile: string; callbackJwksFile: string }>;
 };
 
 export const ROOT = launcher.ROOT;
-export const INGRESS = 'http://127.0.0.1:8080';
-/** Where end-to-end tests receive callbacks for business units DEMO and TEST2. */
-export const TEST_RECEIVER_PORT = 18089;
-
 export const CORE_SERVICES = ['customer', 'projector', 'callback', 'ingress'] as const;
+export const ALL_SCOPES: Scope[] = [
+  'customers:write',
+  'customers:read',
+  'classifiers:read',
+  'operations:archive',
+  'screening:search',
+  'screening:decide',
+  'risk:override',
+  'callbacks:redeliver',
+];
 
-/** Settings every test cluster shares: callbacks of the test business units go to the test receiver. */
-export function clusterEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    CALLBACK_ENDPOINTS: JSON.stringify({
-      endpoints: [
-        { id: 'test-demo', businessUnit: 'DEMO', url: `http://127.0.0.1:${TEST_RECEIVER_PORT}/DEMO`, eventTypes: ['*'] },
-        { id: 'test-other', businessUnit: 'OTHER', url: `http://127.0.0.1:${TEST_RECEIVER_PORT + 1}/OTHER`, eventTypes: ['*'] },
-      ],
-    }),
-    CALLBACK_BACKOFF_BASE_MS: '200',
-    CALLBACK_BACKOFF_MAX_MS: '2000',
-    CALLBACK_MAX_ATTEMPTS: '6',
-    LOG_LEVEL: 'info',
-    ...extra,
-  };
-}
+/**
+ * One isolated running system on the shared local stack: its own topics (prefix), consumer groups,
+ * database and ports, with every service as its own process. Test suites each use their own
+ * namespace, so they never see each other's messages.
+ */
+export class TestCluster {
+  readonly ingressUrl: string;
+  readonly dbName: string;
+  private env: Record<string, string>;
+  private mongo: MongoClient | undefined;
 
-/** Starts the services that are not running yet, each as its own process, and waits until ready. */
-export async function startCluster(services: readonly string[] = CORE_SERVICES, env: Record<string, string> = clusterEnv()): Promise<void> {
-  for (const s of services) await launcher.startService(s, { env });
-}
+  constructor(
+    readonly namespace: string,
+    env: Record<string, string> = {},
+  ) {
+    this.ingressUrl = `http://127.0.0.1:${launcher.portOf('ingress', namespace)}`;
+    this.dbName = launcher.namespaceSettings(namespace).env.MONGODB_DB!;
+    this.env = {
+      CALLBACK_BACKOFF_BASE_MS: '200',
+      CALLBACK_BACKOFF_MAX_MS: '2000',
+      CALLBACK_MAX_ATTEMPTS: '6',
+      CALLBACK_POLL_MS: '100',
+      CALLBACK_TIMEOUT_MS: '3000',
+      TOPIC_PARTITIONS: '3',
+      ...env,
+    };
+  }
 
-export async function stopService(name: string, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  await launcher.stopService(name, { signal });
-}
+  /** Callback endpoints: business unit -> receiver URL. */
+  routeCallbacks(routes: Record<string, string>): void {
+    this.env.CALLBACK_ENDPOINTS = JSON.stringify({
+      endpoints: Object.entries(routes).map(([bu, url]) => ({ id: `test-${bu}`, businessUnit: bu, url, eventTypes: ['*'] })),
+    });
+  }
 
-export async function startService(name: string, env: Record<string, string> = clusterEnv()): Promise<void> {
-  await launcher.startService(name, { env });
-}
+  setEnv(env: Record<string, string>): void {
+    Object.assign(this.env, env);
+  }
 
-export async function stopCluster(services: readonly string[] = CORE_SERVICES): Promise<void> {
-  for (const s of [...services].reverse()) await launcher.stopService(s);
+  async start(services: readonly string[] = CORE_SERVICES): Promise<void> {
+    for (const s of services) await launcher.startService(s, { env: this.env, namespace: this.namespace });
+  }
+
+  async startService(name: string): Promise<void> {
+    await launcher.startService(name, { env: this.env, namespace: this.namespace });
+  }
+
+  /** SIGTERM stops gracefully; SIGKILL is a crash. */
+  async stopService(name: string, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    await launcher.stopService(name, { signal, namespace: this.namespace });
+  }
+
+  async stop(services: readonly string[] = [...CORE_SERVICES, 'evaluation', 'screening', 'archive']): Promise<void> {
+    for (const s of [...services].reverse()) await launcher.stopService(s, { namespace: this.namespace });
+    await this.mongo?.close();
+    this.mongo = undefined;
+  }
+
+  portOf(name: string): number {
+    return launcher.portOf(name, this.namespace);
+  }
+
+  async db(): Promise<Db> {
+    if (!this.mongo) this.mongo = await new MongoClient(process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27018/').connect();
+    return this.mongo.db(this.dbName);
+  }
+
+  /** Drops this namespace's database (a fresh start for a suite). */
+  async dropDatabase(): Promise<void> {
+    await (await this.db()).dropDatabase();
+  }
+
+  async fetch(path: string, init: RequestInit & { token?: string } = {}): Promise<Response> {
+    const { token, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    if (token) headers.set('authorization', `Bearer ${token}`);
+    if (rest.body && !headers.has('content-type')) headers.set('content-type', 'application/json');
+    return fetch(`${this.ingressUrl}${path}`, { ...rest, headers });
+  }
 }
 
 /** A token the local ingress accepts (signed with the local stack's key). */
-export async function localToken(opts: { businessUnits?: string[] | '*'; scopes?: Scope[]; expiresInSec?: number } = {}): Promise<string> {
+export async function localToken(
+  opts: { businessUnits?: string[] | '*'; scopes?: Scope[]; expiresInSec?: number; notBeforeSec?: number } = {},
+): Promise<string> {
   const keys = await launcher.ensureKeys();
   const privateJwk = JSON.parse(readFileSync(join(keys.jwksFile, '..', 'signing-key.private.jwk.json'), 'utf8'));
   return issueToken({
@@ -61,18 +118,10 @@ export async function localToken(opts: { businessUnits?: string[] | '*'; scopes?
     issuer: 'http://127.0.0.1:8080/local-issuer',
     audience: 'crs-api',
     subject: 'e2e-test',
-    scopes: opts.scopes ?? [
-      'customers:write',
-      'customers:read',
-      'classifiers:read',
-      'operations:archive',
-      'screening:search',
-      'screening:decide',
-      'risk:override',
-      'callbacks:redeliver',
-    ],
+    scopes: opts.scopes ?? ALL_SCOPES,
     businessUnits: opts.businessUnits ?? ['DEMO'],
-    ...(opts.expiresInSec ? { expiresInSec: opts.expiresInSec } : {}),
+    ...(opts.expiresInSec !== undefined ? { expiresInSec: opts.expiresInSec } : {}),
+    ...(opts.notBeforeSec !== undefined ? { notBeforeSec: opts.notBeforeSec } : {}),
   });
 }
 

@@ -3,7 +3,7 @@ import type { MongoClient } from 'mongodb';
 import type { JWK } from 'jose';
 import { Health, createMetricsRegistry, startHealthServer, type HealthServer, type Logger } from '@crs/runtime';
 import { toCloudEvent, type CustomerEvent } from '@crs/contracts';
-import { AtLeastOnceConsumer, Topics, setUpMessaging } from '@crs/messaging';
+import { AtLeastOnceConsumer, setUpMessaging } from '@crs/messaging';
 import { connectMongo, pingMongo } from '@crs/store';
 import { DeliveryStore } from './delivery-store';
 import { Dispatcher } from './dispatcher';
@@ -69,14 +69,14 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
         concurrency: config.CALLBACK_CONCURRENCY,
       });
       dispatcher.start();
-      const { kafka, serde } = await setUpMessaging(config, 'callback', logger);
+      const { kafka, serde, topics, prefix } = await setUpMessaging(config, 'callback', logger);
       consumer = new AtLeastOnceConsumer<CustomerEvent>({
         kafka,
         serde,
         logger,
         metrics,
-        groupId: config.CONSUMER_GROUP,
-        topics: [Topics.customerEvents.name],
+        groupId: `${prefix}${config.CONSUMER_GROUP}`,
+        topics: [topics.customerEvents],
         handle: async ({ value: event }) => {
           const data = callbackData(event);
           const ce = toCloudEvent({ ...event, data: event.data as unknown as Record<string, unknown> }, data);
@@ -106,6 +106,7 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
       health.addReadinessCheck('events', () => consumer?.isReady() ?? false);
       health.addReadinessCheck('mongo', () => pingMongo(mongo.db));
       await consumer.start();
+      health.markStarted();
     },
     async stop() {
       await consumer?.stop();

@@ -8,7 +8,6 @@ import {
 } from '@crs/runtime';
 import type { CustomerCommand, CustomerEvent } from '@crs/contracts';
 import {
-  Topics,
   StreamReader,
   TransactionalProcessor,
   deriveEventId,
@@ -46,6 +45,7 @@ export function buildCustomerService(config: CustomerConfig, logger: Logger, clo
   let reader: StreamReader<CustomerEvent> | undefined;
   let processor: TransactionalProcessor<CustomerCommand> | undefined;
   let server: HealthServer | undefined;
+  let eventsTopic = '';
 
   const apply = (event: CustomerEvent) => {
     const current = states.get(event.streamId) ?? initialState();
@@ -94,7 +94,7 @@ export function buildCustomerService(config: CustomerConfig, logger: Logger, clo
           data: e.data,
         } as CustomerEvent;
         next = evolve(next, event);
-        out.push({ topic: Topics.customerEvents.name, key: command.streamId, type: e.type, value: event });
+        out.push({ topic: eventsTopic, key: command.streamId, type: e.type, value: event });
       });
       stage.set(command.streamId, next);
     }
@@ -105,13 +105,14 @@ export function buildCustomerService(config: CustomerConfig, logger: Logger, clo
     healthPort: () => server?.port ?? 0,
     async start() {
       server = await startHealthServer({ health, metrics, port: config.HEALTH_PORT, host: config.HEALTH_HOST });
-      const { kafka, serde } = await setUpMessaging(config, 'customer-decider', logger);
+      const { kafka, serde, topics, prefix } = await setUpMessaging(config, 'customer-decider', logger);
+      eventsTopic = topics.customerEvents;
       reader = new StreamReader<CustomerEvent>({
         kafka,
         serde,
         logger,
-        topic: Topics.customerEvents.name,
-        groupPrefix: 'customer-decider-state',
+        topic: topics.customerEvents,
+        groupPrefix: `${prefix}customer-decider-state`,
         onMessage: (m) => apply(m.value),
       });
       await reader.start();
@@ -128,9 +129,9 @@ export function buildCustomerService(config: CustomerConfig, logger: Logger, clo
         serde,
         logger,
         metrics,
-        groupId: config.CONSUMER_GROUP,
-        topic: Topics.customerCommands.name,
-        transactionalIdPrefix: config.TRANSACTIONAL_ID_PREFIX,
+        groupId: `${prefix}${config.CONSUMER_GROUP}`,
+        topic: topics.customerCommands,
+        transactionalIdPrefix: `${prefix}${config.TRANSACTIONAL_ID_PREFIX}`,
         handler: {
           process: decideBatch,
           committed: (p) => {
@@ -146,6 +147,7 @@ export function buildCustomerService(config: CustomerConfig, logger: Logger, clo
       });
       health.addReadinessCheck('commands', () => processor?.isReady() ?? false);
       await processor.start();
+      health.markStarted();
     },
     async stop() {
       await processor?.stop();

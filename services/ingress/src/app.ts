@@ -128,7 +128,7 @@ export function buildIngress(config: IngressConfig, logger: Logger, clock: () =>
         const added = await classifiers.seed(demoClassifiers('DEMO'));
         if (added > 0) logger.info({ added }, 'seeded classifiers of business unit DEMO');
       }
-      const { kafka, serde } = await setUpMessaging(config, 'ingress', logger);
+      const { kafka, serde, topics } = await setUpMessaging(config, 'ingress', logger);
       publisher = new DurablePublisher(kafka, serde, config.KAFKA_ACK_TIMEOUT_MS);
       await publisher.connect().catch((err: unknown) => logger.warn({ err }, 'Kafka not reachable yet'));
       const verifier = createTokenVerifier({
@@ -136,7 +136,7 @@ export function buildIngress(config: IngressConfig, logger: Logger, clock: () =>
         issuer: config.AUTH_ISSUER,
         audience: config.AUTH_AUDIENCE,
       });
-      const app = build({ gateway: new CommandGateway(db, publisher, clock), classifiers, catalog: new ProjectionCatalog(db), verifier });
+      const app = build({ gateway: new CommandGateway(db, publisher, topics.customerCommands, clock), classifiers, catalog: new ProjectionCatalog(db), verifier });
       health.addReadinessCheck('mongo', () => pingMongo(db));
       health.addReadinessCheck('kafka', () => publisher?.isConnected() ?? false);
       server = createServer(app);
@@ -145,6 +145,7 @@ export function buildIngress(config: IngressConfig, logger: Logger, clock: () =>
         server!.once('error', reject);
         server!.listen(config.HTTP_PORT, config.HTTP_HOST, resolve);
       });
+      health.markStarted();
       logger.info({ port: (server.address() as AddressInfo).port }, 'ingress listening');
     },
     async stop() {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { OwnedCollections } from '@crs/store';
-import { Topics, streamKey, type DurablePublisher } from '@crs/messaging';
+import { streamKey, type DurablePublisher } from '@crs/messaging';
 import type { CustomerCommand, CustomerCommandData, CustomerCommandType } from '@crs/contracts';
 
 interface ReservationDoc {
@@ -36,6 +36,7 @@ export class CommandGateway {
   constructor(
     db: Db,
     private readonly publisher: DurablePublisher,
+    private readonly commandsTopic: string,
     private readonly clock: () => Date,
   ) {
     this.reservations = db.collection<ReservationDoc>(OwnedCollections.reservations);
@@ -91,7 +92,7 @@ export class CommandGateway {
             issuedBy: item.issuedBy,
             data: item.data,
           } as CustomerCommand;
-          return { topic: Topics.customerCommands.name, key: streamId, type: item.type, value: command };
+          return { topic: this.commandsTopic, key: streamId, type: item.type, value: command };
         }),
       );
     } catch (err) {
@@ -107,7 +108,7 @@ export class CommandGateway {
     const streamId = streamKey(item.businessUnit, item.customerExtId);
     await this.publisher.publish([
       {
-        topic: Topics.customerCommands.name,
+        topic: this.commandsTopic,
         key: streamId,
         type: item.type,
         value: {

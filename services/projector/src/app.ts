@@ -1,6 +1,6 @@
 import { Health, createMetricsRegistry, startHealthServer, type HealthServer, type Logger } from '@crs/runtime';
 import type { CustomerEvent } from '@crs/contracts';
-import { AtLeastOnceConsumer, Topics, setUpMessaging } from '@crs/messaging';
+import { AtLeastOnceConsumer, setUpMessaging } from '@crs/messaging';
 import {
   ProjectionCatalog,
   ProjectionNames,
@@ -40,20 +40,21 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
         return Object.fromEntries(entries) as Record<ProjectionName, string>;
       };
       await ensureProjectionIndexes(db, await resolveNames());
-      const { kafka, serde } = await setUpMessaging(config, 'projector', logger);
+      const { kafka, serde, topics, prefix } = await setUpMessaging(config, 'projector', logger);
       consumer = new AtLeastOnceConsumer<CustomerEvent>({
         kafka,
         serde,
         logger,
         metrics,
-        groupId: config.CONSUMER_GROUP,
-        topics: [Topics.customerEvents.name],
+        groupId: `${prefix}${config.CONSUMER_GROUP}`,
+        topics: [topics.customerEvents],
         handle: async (m) => applyCustomerEvent(db, await resolveNames(), m.value),
         partitionsConsumedConcurrently: 3,
       });
       health.addReadinessCheck('events', () => consumer?.isReady() ?? false);
       health.addReadinessCheck('mongo', () => pingMongo(db));
       await consumer.start();
+      health.markStarted();
     },
     async stop() {
       await consumer?.stop();

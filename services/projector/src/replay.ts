@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import type { Logger } from '@crs/runtime';
 import type { CustomerEvent } from '@crs/contracts';
-import { StreamReader, Topics, type Messaging } from '@crs/messaging';
+import { StreamReader, type Messaging } from '@crs/messaging';
 import { ProjectionCatalog, ProjectionNames, ensureProjectionIndexes, type ProjectionName } from '@crs/store';
 import { applyCustomerEvent, type CollectionNames } from './projections/customer-projection';
 
@@ -34,8 +34,8 @@ export async function replayProjections(opts: {
     kafka: opts.messaging.kafka,
     serde: opts.messaging.serde,
     logger,
-    topic: Topics.customerEvents.name,
-    groupPrefix: 'projector-replay',
+    topic: opts.messaging.topics.customerEvents,
+    groupPrefix: `${opts.messaging.prefix}projector-replay`,
     onMessage: async (m) => {
       await applyCustomerEvent(db, names, m.value);
       events++;
