@@ -280,13 +280,14 @@ wait_ready() {
   while :; do
     if ! pid="$(running_pid "$name")"; then
       tail -n 40 "$(log_file "$name")" >&2
-      die "$name exited during start-up (log above; full log: $(log_file "$name"))"
+      printf 'error: %s exited during start-up (log above; full log: %s)\n' "$name" "$(log_file "$name")" >&2
+      return 1
     fi
     probe "$name" >/dev/null 2>&1 && break
     if [ $((SECONDS - started)) -ge "$START_TIMEOUT" ]; then
       tail -n 40 "$(log_file "$name")" >&2
-      stop_component "$name" >/dev/null
-      die "$name did not answer within ${START_TIMEOUT}s (log above; full log: $(log_file "$name"))"
+      printf 'error: %s did not answer within %ss (log above; full log: %s)\n' "$name" "$START_TIMEOUT" "$(log_file "$name")" >&2
+      return 1
     fi
     sleep 0.5
   done
@@ -309,10 +310,12 @@ start_components() {
     launched+=("$name")
   done
   for name in "$@"; do
-    if [[ " ${launched[*]-} " == *" $name "* ]]; then
-      wait_ready "$name"
-    elif ! probe "$name" >/dev/null 2>&1; then
-      wait_ready "$name"
+    if [[ " ${launched[*]-} " == *" $name "* ]] || ! probe "$name" >/dev/null 2>&1; then
+      if ! wait_ready "$name"; then
+        # A failed start leaves nothing behind that this call started.
+        for name in "${launched[@]}"; do stop_component "$name" >/dev/null; done
+        exit 1
+      fi
     fi
   done
 }

@@ -89,16 +89,15 @@ export interface CustomerEventData {
   InternalListPurposeRecorded: { listPurpose: 'WHITE' | 'BLACK' };
   RiskEvaluationRequested: {
     requestId: string;
-    reason:
-      | 'IMPORT_EVALUATE'
-      | 'CUSTOMER_UPDATED'
-      | 'SCREENING_CHANGED'
-      | 'MATRIX_ACTIVATED'
-      | 'OVERRIDE_EXPIRED';
+    reason: 'IMPORT_EVALUATE' | 'CUSTOMER_UPDATED' | 'SCREENING_CHANGED' | 'MATRIX_ACTIVATED' | 'OVERRIDE_EXPIRED';
+    /** What to evaluate, so the evaluation service needs no state of its own. */
+    customer?: CustomerData;
+    screening?: Partial<Record<ScreeningListName, { matched: boolean; hitCount?: number }>>;
+    listPurpose?: 'WHITE' | 'BLACK';
   };
   RiskAssessed: { requestId?: string; assessment: AssessmentData; previousLevel?: RiskLevel | null };
   RiskOverrideSet: { level: RiskLevel; reason: string; expiresAt?: string; setBy: string };
-  ScreeningRequested: { requestId: string; lists: ScreeningListName[]; reason?: string };
+  ScreeningRequested: { requestId: string; lists: ScreeningListName[]; reason?: string; customer?: CustomerData };
   ScreeningCompleted: {
     requestId: string;
     list: ScreeningListName;

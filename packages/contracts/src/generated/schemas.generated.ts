@@ -670,6 +670,20 @@ export const schemaDocuments: ReadonlyArray<Readonly<Record<string, unknown>>> =
               'OVERRIDE_EXPIRED',
             ],
           },
+          customer: {
+            type: 'object',
+            description: 'The customer record to evaluate (as stored by the decider).',
+          },
+          screening: {
+            type: 'object',
+            description: 'Latest screening result per list: { matched, hitCount }.',
+            additionalProperties: {
+              type: 'object',
+              properties: { matched: { type: 'boolean' }, hitCount: { type: 'integer' } },
+              required: ['matched'],
+            },
+          },
+          listPurpose: { enum: ['WHITE', 'BLACK'] },
         },
       },
     },
@@ -824,6 +838,10 @@ export const schemaDocuments: ReadonlyArray<Readonly<Record<string, unknown>>> =
           requestId: { type: 'string' },
           lists: { type: 'array', items: { enum: ['SANCTIONS', 'PEP', 'ADVERSE_MEDIA', 'INTERNAL_LIST'] } },
           reason: { type: 'string' },
+          customer: {
+            type: 'object',
+            description: 'The record to screen: the customer and its related entities.',
+          },
         },
       },
     },

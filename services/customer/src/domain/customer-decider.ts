@@ -1,4 +1,5 @@
 import type {
+  CustomerEvent,
   CustomerCommand,
   CustomerEventData,
   CustomerEventType,
@@ -7,7 +8,7 @@ import type {
   RiskLevel,
   ScreeningListName,
 } from '@crs/contracts';
-import { hitKeys, type CustomerState } from './customer-state';
+import { evolve, hitKeys, type CustomerState } from './customer-state';
 import { canTransition } from './status-lifecycle';
 import {
   CustomerAlreadyExistsError,
@@ -26,6 +27,15 @@ export const SIMPLIFIED_SCREENING_LISTS: ScreeningListName[] = ['SANCTIONS', 'PE
 export interface DecisionContext {
   /** ISO date-time of the decision */
   now: string;
+}
+
+/** The subject of an evaluation: the record, the latest screening per list and the internal-list mark. */
+function evaluationSubject(customer: CustomerData | undefined, state: CustomerState, listPurpose?: 'WHITE' | 'BLACK') {
+  const screening = Object.fromEntries(
+    Object.entries(state.screening).map(([list, r]) => [list, { matched: r!.matched, hitCount: r!.hitKeys.length }]),
+  );
+  const purpose = listPurpose ?? state.listPurpose;
+  return { ...(customer ? { customer } : {}), screening, ...(purpose ? { listPurpose: purpose } : {}) };
 }
 
 function overrideActive(state: CustomerState, now: string): boolean {
@@ -82,11 +92,18 @@ function importEvents(
       });
     }
   } else {
-    events.push({ type: 'RiskEvaluationRequested', data: { requestId: `${command.commandId}:eval`, reason: 'IMPORT_EVALUATE' } });
+    events.push({
+      type: 'RiskEvaluationRequested',
+      data: {
+        requestId: `${command.commandId}:eval`,
+        reason: 'IMPORT_EVALUATE',
+        ...evaluationSubject(stored, state, customer.listPurpose),
+      },
+    });
   }
   const lists = channel === 'BATCH' ? [] : [...new Set(customer.initializeScreeningProcesses ?? [])];
   if (lists.length > 0) {
-    events.push({ type: 'ScreeningRequested', data: { requestId: `${command.commandId}:screen`, lists } });
+    events.push({ type: 'ScreeningRequested', data: { requestId: `${command.commandId}:screen`, lists, customer: stored } });
   }
   return events;
 }
@@ -110,7 +127,10 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
           type: state.exists ? 'CustomerUpdated' : 'CustomerCreated',
           data: { customer: command.data.customer, sourceOfRiskLevel: 'IMPORT', channel: 'SIMPLIFIED', simplified: true },
         },
-        { type: 'ScreeningRequested', data: { requestId: `${command.commandId}:screen`, lists: SIMPLIFIED_SCREENING_LISTS } },
+        {
+          type: 'ScreeningRequested',
+          data: { requestId: `${command.commandId}:screen`, lists: SIMPLIFIED_SCREENING_LISTS, customer: command.data.customer },
+        },
       ];
     }
 
@@ -154,9 +174,14 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
         },
       ];
       if (changed && before && !state.simplified && state.sourceOfRiskLevel === 'EVALUATE') {
+        const after = evolve(state, {
+          type: 'ScreeningCompleted',
+          streamVersion: state.version + 1,
+          data: events[0]!.data,
+        } as CustomerEvent);
         events.push({
           type: 'RiskEvaluationRequested',
-          data: { requestId: `${command.commandId}:eval`, reason: 'SCREENING_CHANGED' },
+          data: { requestId: `${command.commandId}:eval`, reason: 'SCREENING_CHANGED', ...evaluationSubject(state.customer, after) },
         });
       }
       return events;
@@ -187,7 +212,7 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
       return [
         {
           type: 'RiskEvaluationRequested',
-          data: { requestId: `${command.commandId}:eval`, reason: command.data.reason },
+          data: { requestId: `${command.commandId}:eval`, reason: command.data.reason, ...evaluationSubject(state.customer, state) },
         },
       ];
     }

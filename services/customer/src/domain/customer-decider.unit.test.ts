@@ -87,8 +87,14 @@ describe('ImportCustomer', () => {
     const c = importCmd({ sourceOfRiskLevel: 'EVALUATE', riskLevel: undefined, initializeScreeningProcesses: ['SANCTIONS', 'PEP', 'SANCTIONS'] });
     const events = spec.given([]).when(c).events();
     expect(events.map((e) => e.type)).toEqual(['CustomerCreated', 'CustomerStatusChanged', 'RiskEvaluationRequested', 'ScreeningRequested']);
-    expect(events[2]).toEqual({ type: 'RiskEvaluationRequested', data: { requestId: `${c.commandId}:eval`, reason: 'IMPORT_EVALUATE' } });
-    expect(events[3]).toEqual({ type: 'ScreeningRequested', data: { requestId: `${c.commandId}:screen`, lists: ['SANCTIONS', 'PEP'] } });
+    expect(events[2]).toEqual({
+      type: 'RiskEvaluationRequested',
+      data: { requestId: `${c.commandId}:eval`, reason: 'IMPORT_EVALUATE', customer: c.data.customer, screening: {} },
+    });
+    expect(events[3]).toEqual({
+      type: 'ScreeningRequested',
+      data: { requestId: `${c.commandId}:screen`, lists: ['SANCTIONS', 'PEP'], customer: c.data.customer },
+    });
   });
 
   it('records listPurpose BLACK or WHITE for the internal list', () => {
@@ -170,7 +176,7 @@ describe('ImportSimplifiedCustomer', () => {
     const c = simple();
     spec.given([]).when(c).then([
       { type: 'CustomerCreated', data: { customer: c.data.customer, sourceOfRiskLevel: 'IMPORT', channel: 'SIMPLIFIED', simplified: true } },
-      { type: 'ScreeningRequested', data: { requestId: `${c.commandId}:screen`, lists: SIMPLIFIED_SCREENING_LISTS } },
+      { type: 'ScreeningRequested', data: { requestId: `${c.commandId}:screen`, lists: SIMPLIFIED_SCREENING_LISTS, customer: c.data.customer } },
     ]);
   });
 

@@ -33,5 +33,21 @@ export type RiskEvaluationRequested = {
       | 'SCREENING_CHANGED'
       | 'MATRIX_ACTIVATED'
       | 'OVERRIDE_EXPIRED';
+    /**
+     * The customer record to evaluate (as stored by the decider).
+     */
+    customer?: {};
+    /**
+     * Latest screening result per list: { matched, hitCount }.
+     */
+    screening?: {
+      [k: string]:
+        | {
+            matched: boolean;
+            hitCount?: number;
+          }
+        | undefined;
+    };
+    listPurpose?: 'WHITE' | 'BLACK';
   };
 };

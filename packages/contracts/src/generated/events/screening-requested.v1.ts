@@ -29,5 +29,9 @@ export type ScreeningRequested = {
     requestId: string;
     lists: ('SANCTIONS' | 'PEP' | 'ADVERSE_MEDIA' | 'INTERNAL_LIST')[];
     reason?: string;
+    /**
+     * The record to screen: the customer and its related entities.
+     */
+    customer?: {};
   };
 };
