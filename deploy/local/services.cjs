@@ -205,6 +205,24 @@ async function down() {
   for (const name of Object.keys(SERVICES).reverse()) await stopService(name);
 }
 
+/** Stops every service process this checkout started, in any namespace (test clean-up). */
+async function downAll() {
+  if (!fs.existsSync(RUN)) return 0;
+  let stopped = 0;
+  for (const file of fs.readdirSync(RUN).filter((f) => /^svc-.*\.pid$/.test(f))) {
+    const pid = Number(fs.readFileSync(path.join(RUN, file), 'utf8'));
+    if (pid && alive(pid)) {
+      process.kill(pid, 'SIGTERM');
+      const deadline = Date.now() + 20000;
+      while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      if (alive(pid)) process.kill(pid, 'SIGKILL');
+      stopped++;
+    }
+    fs.rmSync(path.join(RUN, file), { force: true });
+  }
+  return stopped;
+}
+
 function status() {
   let all = true;
   for (const name of Object.keys(SERVICES)) {
@@ -215,13 +233,22 @@ function status() {
   return all;
 }
 
-module.exports = { SERVICES, startService, stopService, portOf, namespaceSettings, up, down, status, baseEnv, ensureKeys, ROOT };
+module.exports = { SERVICES, startService, stopService, portOf, namespaceSettings, up, down, downAll, status, baseEnv, ensureKeys, ROOT };
 
 if (require.main === module) {
   const cmd = process.argv[2];
-  const run = { up: () => up(), down: () => down(), status: () => (status() ? 0 : 1) }[cmd];
+  const run = {
+    up: () => up(),
+    down: () => down(),
+    'down-all': async () => {
+      const n = await downAll();
+      if (n > 0) console.log(`stopped ${n} service process(es) left running`);
+      return 0;
+    },
+    status: () => (status() ? 0 : 1),
+  }[cmd];
   if (!run) {
-    console.error('usage: services.cjs up|down|status');
+    console.error('usage: services.cjs up|down|down-all|status');
     process.exit(2);
   }
   Promise.resolve(run()).then(

@@ -102,6 +102,8 @@ finish() {
     results+=("FAIL  $current_step (interrupted)")
     current_step=""
   fi
+  # Services that a crashed suite left running (any namespace) go before the stack does.
+  node "$ROOT/deploy/local/services.cjs" down-all || true
   if [ "${#started_components[@]}" -gt 0 ]; then
     step "stack down" stack_teardown || true
   fi
@@ -114,6 +116,7 @@ finish() {
 trap finish EXIT
 trap 'echo "interrupted" >&2; exit 130' INT TERM
 
+step "contracts up to date" pnpm run -s gen:check
 step "unit" pnpm exec jest --selectProjects unit --passWithNoTests
 
 if step "stack up" stack_up; then

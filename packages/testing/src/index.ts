@@ -1,3 +1,4 @@
 export * from './decider-spec';
 export * from './cluster';
 export * from './test-receiver';
+export * from './stack-env';
