@@ -27,6 +27,7 @@ export const CustomerCommandTypes = [
   'RecordScreeningResult',
   'SetRiskOverride',
   'RequestReevaluation',
+  'RecordRescreeningResult',
 ] as const;
 export type CustomerCommandType = (typeof CustomerCommandTypes)[number];
 
@@ -128,6 +129,8 @@ export interface CustomerCommandData {
   };
   SetRiskOverride: { level: RiskLevel; reason: string; expiresAt?: string; setBy: string };
   RequestReevaluation: { reason: 'MATRIX_ACTIVATED' | 'SCREENING_CHANGED' | 'OVERRIDE_EXPIRED' };
+  /** Ongoing screening: a new list snapshot changed a screened customer's matches (no open request needed). */
+  RecordRescreeningResult: { list: ScreeningListName; matched: boolean; hits: ScreeningHitData[]; snapshotVersion: string };
 }
 
 export interface EventEnvelope<T extends string = string, D = unknown> {
@@ -164,7 +167,7 @@ export type CustomerCommand = {
 }[CustomerCommandType];
 
 export interface MessageSchema {
-  kind: 'events' | 'commands' | 'operations';
+  kind: 'events' | 'commands' | 'operations' | 'matrices' | 'lists';
   type: string;
   subject: string;
   schema: { title: string; $id?: string; [k: string]: unknown };
@@ -175,10 +178,10 @@ export function schemasDir(): string {
   return process.env.CRS_SCHEMAS_DIR ?? join(__dirname, '..', '..', '..', 'schemas');
 }
 
-/** Every message schema under schemas/{events,commands,operations}, keyed by its message type (title). */
+/** Every message schema under schemas/{events,commands,operations,matrices,lists}, keyed by its message type (title). */
 export function loadMessageSchemas(dir = schemasDir()): MessageSchema[] {
   const out: MessageSchema[] = [];
-  for (const kind of ['events', 'commands', 'operations'] as const) {
+  for (const kind of ['events', 'commands', 'operations', 'matrices', 'lists'] as const) {
     let files: string[];
     try {
       files = readdirSync(join(dir, kind)).filter((f) => f.endsWith('.schema.json'));

@@ -12,3 +12,4 @@ export * from './classifier-refs';
 export * from './error-bodies';
 export * from './openapi';
 export * from './cloud-events';
+export * from './operations';

@@ -227,11 +227,15 @@ export function buildOpenApi(): Json {
       ),
       '/classifier/currency': classifierPath(
         'currency',
-        'code (ISO 4217 alpha-3), description, businessUnit',
+        'code (ISO 4217 alpha-3), title, businessUnit',
       ),
       '/classifier/country': classifierPath(
         'country',
-        'code (ISO 3166-1 alpha-2), description, businessUnit',
+        'code (ISO 3166-1 alpha-2), title, businessUnit',
+      ),
+      '/classifier/riskManagementCategory': classifierPath(
+        'riskManagementCategory',
+        'code, description, businessUnit',
       ),
       '/api/integration-services/v1/discard-operations': {
         delete: {

@@ -1,5 +1,5 @@
 import { SchemaRegistry, SchemaType, COMPATIBILITY } from '@kafkajs/confluent-schema-registry';
-import Ajv2020 from 'ajv/dist/2020';
+import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 
 export interface RegistrySettings {
@@ -15,12 +15,19 @@ export interface SchemaDoc {
 }
 
 /**
+ * The registry's copy of a message schema is declared draft-07: Apicurio's JSON Schema compatibility
+ * checker cannot read 2020-12 ("could not determine version") and would refuse every evolution.
+ * Message schemas use only keywords both drafts share; the HTTP schemas (2020-12) are never registered.
+ */
+export const REGISTRY_JSON_SCHEMA_DRAFT = 'http://json-schema.org/draft-07/schema#';
+
+/**
  * A fresh Ajv per compiled schema: the registry client compiles each schema id once, and two versions of
  * one contract may share an $id, which a shared Ajv instance would refuse.
  */
 const ajvFactory = {
   compile(schema: object) {
-    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    const ajv = new Ajv({ allErrors: true, strict: false });
     addFormats(ajv);
     return ajv.compile(schema);
   },
@@ -54,7 +61,8 @@ export class MessageSerde {
 
   /** Registers (idempotently) the schema of a message type and remembers its id for encoding. */
   async register(subject: string, type: string, schema: SchemaDoc): Promise<number> {
-    const { $id: _ignored, ...body } = schema;
+    const { $id: _ignored, ...rest } = schema;
+    const body = { ...rest, $schema: REGISTRY_JSON_SCHEMA_DRAFT };
     // Several services register the same subjects as they start; the client's read-then-set of the
     // compatibility rule can lose that race ("rule already exists"), after which a retry succeeds.
     for (let attempt = 1; ; attempt++) {
@@ -66,7 +74,7 @@ export class MessageSerde {
         this.idsByType.set(type, id);
         return id;
       } catch (err) {
-        if (attempt >= 5) throw err;
+        if (attempt >= 5 || !/already exists/i.test(String((err as Error)?.message))) throw err;
         await new Promise((r) => setTimeout(r, 100 * attempt));
       }
     }

@@ -187,6 +187,34 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
       return events;
     }
 
+    case 'RecordRescreeningResult': {
+      // Ongoing screening needs no open request, but only news is recorded: the hit set must differ.
+      if (!state.exists) return [];
+      const before = state.screening[command.data.list];
+      const keys = hitKeys(command.data.hits);
+      if (before && before.matched === command.data.matched && before.hitKeys.join() === keys.join()) return [];
+      const completed: NewEvent = {
+        type: 'ScreeningCompleted',
+        data: {
+          requestId: `${command.commandId}:rescreen`,
+          list: command.data.list,
+          matched: command.data.matched,
+          hits: command.data.hits,
+          changed: true,
+          snapshotVersion: command.data.snapshotVersion,
+        },
+      };
+      const events: NewEvent[] = [completed];
+      if (!state.simplified && state.sourceOfRiskLevel === 'EVALUATE') {
+        const after = evolve(state, { type: 'ScreeningCompleted', streamVersion: state.version + 1, data: completed.data } as CustomerEvent);
+        events.push({
+          type: 'RiskEvaluationRequested',
+          data: { requestId: `${command.commandId}:eval`, reason: 'SCREENING_CHANGED', ...evaluationSubject(state.customer, after) },
+        });
+      }
+      return events;
+    }
+
     case 'SetRiskOverride': {
       if (!state.exists) throw new CustomerNotFoundError();
       if (state.simplified) throw new CustomerNotScorableError();

@@ -269,6 +269,39 @@ describe('RecordScreeningResult', () => {
   });
 });
 
+describe('RecordRescreeningResult', () => {
+  const hit = { list: 'SANCTIONS' as const, source: 'OFAC_SDN', entryId: '123', matchedName: 'X', score: 0.95, subject: 'CUSTOMER' };
+  const rescreen = (hits: (typeof hit & { suppressed?: boolean })[], snapshotVersion = 'v2') =>
+    cmd('RecordRescreeningResult', { list: 'SANCTIONS', matched: hits.some((h) => !h.suppressed), hits, snapshotVersion });
+  const evaluated = importCmd({ sourceOfRiskLevel: 'EVALUATE', riskLevel: undefined, initializeScreeningProcesses: ['SANCTIONS'] });
+  const cleanResult = cmd('RecordScreeningResult', { requestId: `${evaluated.commandId}:screen`, list: 'SANCTIONS', matched: false, hits: [] });
+
+  it('a new match of a screened customer completes a screening with changed=true and asks for a re-evaluation', () => {
+    const c = rescreen([hit]);
+    const events = spec.given(history(evaluated, cleanResult)).when(c).events();
+    expect(events).toEqual([
+      {
+        type: 'ScreeningCompleted',
+        data: { requestId: `${c.commandId}:rescreen`, list: 'SANCTIONS', matched: true, hits: [hit], changed: true, snapshotVersion: 'v2' },
+      },
+      { type: 'RiskEvaluationRequested', data: expect.objectContaining({ reason: 'SCREENING_CHANGED', screening: { SANCTIONS: { matched: true, hitCount: 1 } } }) },
+    ]);
+  });
+
+  it('an unchanged hit set (also a repeated command) records nothing', () => {
+    spec.given(history(evaluated, cleanResult)).when(rescreen([])).thenNothing();
+    const first = rescreen([hit]);
+    spec.given(history(evaluated, cleanResult, first)).when(rescreen([hit], 'v3')).thenNothing();
+  });
+
+  it('an IMPORT customer gets the completed screening without an evaluation; a missing customer gets nothing', () => {
+    const imported = importCmd({ initializeScreeningProcesses: ['SANCTIONS'] });
+    const events = spec.given(history(imported)).when(rescreen([hit])).events();
+    expect(events.map((e) => e.type)).toEqual(['ScreeningCompleted']);
+    spec.given([]).when(rescreen([hit])).thenNothing();
+  });
+});
+
 describe('SetRiskOverride and RequestReevaluation', () => {
   it('an override is an event and an assessment of source OVERRIDE', () => {
     const events = spec

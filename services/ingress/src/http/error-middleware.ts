@@ -13,12 +13,17 @@ import { AuthError } from '@crs/auth';
 import type { Logger } from '@crs/runtime';
 import { ApiError } from './api-error';
 
-type Style = 'batch-validate' | 'batch-import' | 'simplified' | 'generic';
+type Style = 'single' | 'batch-validate' | 'batch-import' | 'simplified' | 'generic';
+
+// Paths under a spec endpoint (e.g. /core-ws-rest/batch-customers/x) are that endpoint's "not found"
+// case, so they answer in its section 7 shape too.
+const under = (path: string, endpoint: string) => path === endpoint || path.startsWith(`${endpoint}/`);
 
 function styleOf(req: Request): Style {
-  if (req.path === '/core-ws-rest/validate-batch-customers') return 'batch-validate';
-  if (req.path === '/core-ws-rest/batch-customers') return 'batch-import';
-  if (req.path === '/core-ws-rest/simplifiedCustomer') return 'simplified';
+  if (req.path === '/core-ws-rest/customer' || req.path === '/core-ws-rest/customer/') return 'single';
+  if (under(req.path, '/core-ws-rest/validate-batch-customers')) return 'batch-validate';
+  if (under(req.path, '/core-ws-rest/batch-customers')) return 'batch-import';
+  if (under(req.path, '/core-ws-rest/simplifiedCustomer')) return 'simplified';
   return 'generic';
 }
 
@@ -84,6 +89,19 @@ export function errorMiddleware(logger: Logger, clock: () => Date): ErrorRequest
       if (n.status === 404) res.json(batchNotFoundBody(style === 'batch-validate' ? 'validate-batch-customers' : 'batch-customers', elapsed(req)));
       else if (n.status >= 500) res.json(batchProcessingFailedBody(elapsed(req)));
       else res.json({ ...batchBadRequestBody(clock(), req.path, `${n.code}: ${n.message}`) });
+      return;
+    }
+    if (style === 'single' && n.status === 400) {
+      // docs/api.md: every 400 of the single endpoint is a CustomerImportResponse (MALFORMED_JSON included).
+      res.json({
+        resultType: 'REQUEST_REJECTED',
+        businessUnit: null,
+        communicationNumber: null,
+        customerExtId: null,
+        errorCode: n.code,
+        errorDescription: n.message,
+        ...(n.errors && n.errors.length > 0 ? { errors: n.errors } : {}),
+      });
       return;
     }
     if (style === 'simplified') {

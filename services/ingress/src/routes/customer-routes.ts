@@ -8,7 +8,7 @@ import {
   type Validators,
   type BatchResultItem,
 } from '@crs/contracts';
-import { Scopes, type TokenVerifier } from '@crs/auth';
+import { AuthForbiddenBusinessUnitError, Scopes, type TokenVerifier } from '@crs/auth';
 import { BrokerUnavailableError } from '@crs/messaging';
 import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
 import { ApiError, RequestInvalidError, ServiceUnavailableError } from '../http/api-error';
@@ -27,6 +27,16 @@ export interface CustomerRouteDeps {
 
 type Rec = { businessUnit: string; communicationNumber: string; customerExtId: string } & Record<string, unknown>;
 
+
+function mayActFor(req: Request, businessUnit: string): boolean {
+  try {
+    assertBusinessUnit(req, businessUnit);
+    return true;
+  } catch (err) {
+    if (err instanceof AuthForbiddenBusinessUnitError) return false;
+    throw err;
+  }
+}
 
 function elapsedMs(started: bigint): number {
   return Math.round(Number(process.hrtime.bigint() - started) / 1e6);
@@ -147,11 +157,6 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
       );
     }
     const items = shape.value.customers;
-    // Every business unit named in the batch must be one the token may act for.
-    for (const item of items) {
-      const bu = identity(item).businessUnit;
-      if (bu) assertBusinessUnit(req, bu);
-    }
     const results: (BatchResultItem & { _started: bigint })[] = [];
     const pending: { index: number; command: PendingCommand }[] = [];
     const seen = new Set<string>();
@@ -167,6 +172,11 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
           timeElapsedMs: 0,
           _started: itemStarted,
         });
+      // docs/error-codes.md: a business unit the token may not act for rejects that item only.
+      if (id.businessUnit !== null && !mayActFor(req, id.businessUnit)) {
+        push(ErrorCodes.AuthForbiddenBusinessUnit, 'The token is not bound to the business unit of this customer');
+        continue;
+      }
       const v = deps.validators.validateCustomer(item, 'batch');
       if (!v.ok) {
         const s = summarizeErrors(v.errors);
@@ -213,10 +223,10 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
         }
       });
     }
-    const rejected = results.filter((r) => r.resultType === 'REQUEST_REJECTED').length;
+    // docs/api.md (interface 7, rule 2): per-item problems are reported in the items only.
     return {
-      errorCode: rejected > 0 ? ErrorCodes.ValidationFailed : null,
-      errorDescription: rejected > 0 ? `${rejected} of ${results.length} customers rejected` : null,
+      errorCode: null,
+      errorDescription: null,
       results: results.map(({ _started, ...r }) => ({ ...r, timeElapsedMs: r.timeElapsedMs || elapsedMs(_started) })),
       timeElapsedMs: elapsedMs(started),
     };

@@ -99,7 +99,9 @@ export function readRoutes(deps: { verifier: TokenVerifier; catalog: ProjectionC
     const errors = docs
       .filter((d) => d.type === 'CustomerCommandRejected')
       .map((d) => ({ code: String(d.data.errorCode), description: String(d.data.errorDescription) }));
-    if (docs.length === 0) errors.push({ code: 'NOT_FOUND', description: 'No events for this communication number (yet)' });
+    // docs/api.md: 404 for an unknown communication. Events of business units the token does not
+    // cover were filtered out above, so another unit's communication is just as unknown: nothing leaks.
+    if (docs.length === 0) throw new ResourceNotFoundError('No events for this communication number (yet)');
     res.json({ events: cloud, errors });
   });
 

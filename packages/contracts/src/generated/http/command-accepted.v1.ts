@@ -9,4 +9,8 @@ export type CommandAccepted = {
    * Id of the command published for this request.
    */
   commandId: string;
+  /**
+   * Correlation key generated for the request (ce-source of the callbacks it causes), when the request carries none.
+   */
+  communicationNumber?: string;
 };

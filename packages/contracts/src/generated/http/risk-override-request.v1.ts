@@ -2,14 +2,17 @@
 import type { RiskLevel } from './customer-parts.v1';
 
 /**
- * Body of POST /api/risk/overrides: a person sets the final risk level of an assessment.
+ * Body of POST /api/risk/overrides: a person sets the customer's risk level manually, with a reason. The override replaces the computed level until it expires; later evaluations keep it and record the computed level beside it.
  */
 export type RiskOverrideRequest = {
   businessUnit: string;
   customerExtId: string;
-  assessmentId: string;
-  riskLevel: RiskLevel;
-  decision: 'ACCEPTED' | 'REJECTED';
-  decisionGroundCode?: string;
-  comment?: string;
+  level: RiskLevel;
+  reason: string;
+  /**
+   * When the override stops applying: a date (YYYY-MM-DD, the override applies on the days before) or a date-time. Must lie in the future.
+   */
+  expiresAt?: {
+    [k: string]: unknown | undefined;
+  } & string;
 };

@@ -1,0 +1,103 @@
+import { MongoClient, type Db } from 'mongodb';
+import type { CustomerEvent } from '@crs/contracts';
+import { ProjectionNames, ensureProjectionIndexes, type ProjectionName } from '@crs/store';
+import { applyCustomerEvent, type CollectionNames } from './customer-projection';
+
+/**
+ * Against the real MongoDB-compatible store (FerretDB locally): every event type applied twice, and a
+ * whole history applied twice, leave exactly what applying it once leaves.
+ */
+const NOW = '2026-01-01T00:00:00.000Z';
+let seq = 0;
+function ev<T extends CustomerEvent['type']>(type: T, version: number, data: Extract<CustomerEvent, { type: T }>['data'], extId = 'C-1'): CustomerEvent {
+  return {
+    eventId: `e-${++seq}`,
+    type,
+    streamId: `DEMO:${extId}`,
+    streamVersion: version,
+    occurredAt: NOW,
+    correlationId: `COMM-${version}`,
+    causationId: `cmd-${version}`,
+    businessUnit: 'DEMO',
+    customerExtId: extId,
+    data,
+  } as CustomerEvent;
+}
+
+const customer = { communicationNumber: 'COMM-1', businessUnit: 'DEMO', customerExtId: 'C-1', entityType: 'INDIVIDUAL', customerStatus: 'ACTIVE', firstName: 'A', lastName: 'B' };
+const hit = { list: 'SANCTIONS' as const, source: 'OFAC_SDN', entryId: '1', matchedName: 'X', score: 0.9 };
+
+function history(): CustomerEvent[] {
+  return [
+    ev('CustomerCommandRejected', 1, { commandType: 'ImportCustomer', errorCode: 'C004', errorDescription: 'missing' }),
+    ev('CustomerCreated', 2, { customer: customer as never, sourceOfRiskLevel: 'EVALUATE', channel: 'SINGLE', simplified: false }),
+    ev('CustomerStatusChanged', 3, { from: null, to: 'ACTIVE' }),
+    ev('InternalListPurposeRecorded', 4, { listPurpose: 'BLACK' }),
+    ev('RiskEvaluationRequested', 5, { requestId: 'r1', reason: 'IMPORT_EVALUATE' }),
+    ev('ScreeningRequested', 6, { requestId: 's1', lists: ['SANCTIONS'] }),
+    ev('ScreeningCompleted', 7, { requestId: 's1', list: 'SANCTIONS', matched: true, hits: [hit], changed: true }),
+    ev('RiskAssessed', 8, { requestId: 'r1', assessment: { source: 'EVALUATE', level: 'HIGH', score: 71 }, previousLevel: null }),
+    ev('RiskOverrideSet', 9, { level: 'EXTREME', reason: 'manual', setBy: 'officer' }),
+    ev('RiskAssessed', 10, { assessment: { source: 'OVERRIDE', level: 'EXTREME' }, previousLevel: 'HIGH' }),
+    ev('CustomerUpdated', 11, { customer: { ...customer, customerStatus: 'SUSPENDED' } as never, sourceOfRiskLevel: 'IMPORT', channel: 'SINGLE', simplified: false }),
+    ev('CustomerStatusChanged', 12, { from: 'ACTIVE', to: 'SUSPENDED' }),
+  ];
+}
+
+describe('customer projection (real store)', () => {
+  let client: MongoClient;
+  let db: Db;
+  const names = (suffix: string): CollectionNames =>
+    Object.fromEntries(ProjectionNames.map((n) => [n, `${n}_${suffix}`])) as Record<ProjectionName, string>;
+
+  async function snapshot(n: CollectionNames) {
+    const out: Record<string, unknown[]> = {};
+    for (const [k, c] of Object.entries(n)) out[k] = await db.collection(c).find({}).sort({ _id: 1 }).toArray();
+    return out;
+  }
+
+  beforeAll(async () => {
+    client = await new MongoClient(process.env.MONGODB_URI!).connect();
+    db = client.db(`crs_int_projection_${process.pid}`);
+  });
+  afterAll(async () => {
+    await db.dropDatabase();
+    await client.close();
+  });
+
+  it('every event applied twice changes nothing the first application did not', async () => {
+    const once = names('once');
+    const twice = names('twice');
+    await ensureProjectionIndexes(db, once);
+    await ensureProjectionIndexes(db, twice);
+    for (const e of history()) {
+      await applyCustomerEvent(db, once, e);
+      await applyCustomerEvent(db, twice, e);
+      await applyCustomerEvent(db, twice, e);
+      expect(await snapshot(twice)).toEqual(await snapshot(once));
+    }
+    const c = await db.collection(once.customers).findOne({ _id: 'DEMO:C-1' as never });
+    expect(c).toMatchObject({ version: 12, status: 'SUSPENDED', riskLevel: 'EXTREME', listPurpose: 'BLACK', screening: { SANCTIONS: { matched: true, hitCount: 1 } } });
+    expect(await db.collection(once.assessments).countDocuments()).toBe(2);
+    expect(await db.collection(once.screenings).countDocuments()).toBe(1);
+    expect(await db.collection(once.communication_events).countDocuments()).toBe(12);
+  });
+
+  it('a whole history replayed over itself (redelivery after a crash) leaves the same state', async () => {
+    const n = names('replayed');
+    await ensureProjectionIndexes(db, n);
+    const events = history();
+    for (const e of events) await applyCustomerEvent(db, n, e);
+    const first = await snapshot(n);
+    for (const e of events) await applyCustomerEvent(db, n, e);
+    expect(await snapshot(n)).toEqual(first);
+  });
+
+  it('a rejection alone never creates a customer document', async () => {
+    const n = names('rejected');
+    await applyCustomerEvent(db, n, ev('CustomerCommandRejected', 1, { commandType: 'ImportCustomer', errorCode: 'C004', errorDescription: 'x' }, 'C-9'));
+    expect(await db.collection(n.customers).countDocuments()).toBe(0);
+    expect(await db.collection(n.communication_events).countDocuments()).toBe(1);
+  });
+
+});

@@ -1,0 +1,102 @@
+import type { CustomerData, CustomerEvent, ScreeningHitData, ScreeningListName } from '@crs/contracts';
+import { makeSnapshot, normalizeCountries, type ListEntry, type ListSnapshot } from '@crs/screening-core';
+import { screeningSubjects, type ScreeningSubject } from './screening-subjects';
+
+/** What ongoing screening needs of a customer that asked for screening: whom to screen, against what, and the last result. */
+export interface ScreenedCustomer {
+  streamId: string;
+  businessUnit: string;
+  customerExtId: string;
+  /** The communicationNumber of the last screening request (correlation of re-screening results). */
+  correlationId: string;
+  subjects: ScreeningSubject[];
+  lists: ScreeningListName[];
+  lastHits: Partial<Record<ScreeningListName, ScreeningHitData[]>>;
+}
+
+interface InternalCandidate {
+  businessUnit: string;
+  customer?: CustomerData;
+  purpose?: 'WHITE' | 'BLACK';
+}
+
+/** Source of the INTERNAL_LIST entries derived from customers marked listPurpose BLACK. */
+export const INTERNAL_CUSTOMERS_SOURCE = 'INTERNAL_CUSTOMERS';
+
+/**
+ * Folded from the customer event log: the compact registry of screened customers (for ongoing screening and
+ * for decisions) and the customers marked BLACK (the customer-derived internal list). Pure: events in, state out.
+ */
+export class CustomerDirectory {
+  readonly screened = new Map<string, ScreenedCustomer>();
+  private readonly internal = new Map<string, InternalCandidate>();
+  private internalRevision = 0;
+
+  /** Applies one event; returns true when the customer-derived internal list changed. */
+  apply(event: CustomerEvent): boolean {
+    switch (event.type) {
+      case 'CustomerCreated':
+      case 'CustomerUpdated': {
+        const prev = this.internal.get(event.streamId);
+        const purpose = event.data.customer.listPurpose ?? prev?.purpose;
+        this.internal.set(event.streamId, { businessUnit: event.businessUnit, customer: event.data.customer, ...(purpose ? { purpose } : {}) });
+        return this.bump(prev?.purpose === 'BLACK' || purpose === 'BLACK');
+      }
+      case 'InternalListPurposeRecorded': {
+        const prev = this.internal.get(event.streamId);
+        this.internal.set(event.streamId, { businessUnit: event.businessUnit, ...prev, purpose: event.data.listPurpose });
+        return this.bump(prev?.purpose !== event.data.listPurpose);
+      }
+      case 'ScreeningRequested': {
+        const prev = this.screened.get(event.streamId);
+        this.screened.set(event.streamId, {
+          streamId: event.streamId,
+          businessUnit: event.businessUnit,
+          customerExtId: event.customerExtId,
+          correlationId: event.correlationId,
+          subjects: event.data.customer ? screeningSubjects(event.data.customer) : (prev?.subjects ?? []),
+          lists: [...new Set([...(prev?.lists ?? []), ...event.data.lists])],
+          lastHits: prev?.lastHits ?? {},
+        });
+        return false;
+      }
+      case 'ScreeningCompleted': {
+        const s = this.screened.get(event.streamId);
+        if (s) s.lastHits = { ...s.lastHits, [event.data.list]: event.data.hits };
+        return false;
+      }
+      default:
+        return false;
+    }
+  }
+
+  private bump(changed: boolean): boolean {
+    if (changed) this.internalRevision++;
+    return changed;
+  }
+
+  /** The BLACK customers as an INTERNAL_LIST snapshot; entry id = stream id (<businessUnit>:<customerExtId>). */
+  internalSnapshot(loadedAt: string): ListSnapshot {
+    const entries: ListEntry[] = [];
+    for (const [streamId, c] of [...this.internal].sort(([a], [b]) => a.localeCompare(b))) {
+      if (c.purpose !== 'BLACK' || !c.customer) continue;
+      const subject = screeningSubjects(c.customer).find((s) => s.key === 'CUSTOMER');
+      if (!subject) continue;
+      entries.push({
+        list: 'INTERNAL_LIST',
+        source: INTERNAL_CUSTOMERS_SOURCE,
+        id: streamId,
+        entityType: subject.entityType,
+        names: subject.names,
+        ...(subject.birthDate ? { birthDates: [subject.birthDate] } : {}),
+        ...(subject.countries ? { countries: normalizeCountries(subject.countries) } : {}),
+        ...(subject.identifiers ? { identifiers: subject.identifiers } : {}),
+      });
+    }
+    return makeSnapshot('INTERNAL_LIST', INTERNAL_CUSTOMERS_SOURCE, [Buffer.from(JSON.stringify(entries))], entries, loadedAt);
+  }
+
+  get revision(): number {
+    return this.internalRevision;
+  }
+}

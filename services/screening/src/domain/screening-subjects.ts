@@ -1,0 +1,92 @@
+import type { CustomerData } from '@crs/contracts';
+import type { EntityType, Identifier, ScreeningQuery } from '@crs/screening-core';
+
+/** Who is screened: the customer itself or one of its related entities, with what is known about them. */
+export interface ScreeningSubject {
+  /** `CUSTOMER` or `listRelatedEntity[i]`, the form the decider's hit keys use. */
+  key: string;
+  entityType: EntityType;
+  /** Names to screen (an organisation's title and trading name); the best hit per entry wins. */
+  names: string[];
+  birthDate?: string;
+  countries?: string[];
+  identifiers?: Identifier[];
+}
+
+type Rec = Record<string, unknown>;
+
+function text(v: unknown): string | undefined {
+  return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
+}
+
+function present<T>(values: (T | undefined)[]): T[] {
+  return values.filter((v): v is T => v !== undefined);
+}
+
+function uniq(values: string[]): string[] {
+  return [...new Set(values)];
+}
+
+function identifiers(rec: Rec, nationalCodeType: string): Identifier[] {
+  const out: Identifier[] = [];
+  const nationalCode = text(rec.nationalCode);
+  if (nationalCode) out.push({ type: nationalCodeType, value: nationalCode });
+  const lei = text(rec.lei);
+  if (lei) out.push({ type: 'LEI', value: lei });
+  return out;
+}
+
+function subjectOf(rec: Rec, key: string, extraCountries: string[]): ScreeningSubject | undefined {
+  const org = rec.entityType === 'ORGANIZATION';
+  const names = org
+    ? present([text(rec.title), text(rec.tradingName)])
+    : present([[text(rec.firstName), text(rec.lastName)].filter(Boolean).join(' ') || undefined]);
+  if (names.length === 0) return undefined;
+  const countries = uniq(
+    present(
+      (org
+        ? ['registrationCountry', 'country', ...extraCountries]
+        : ['citizenshipCountry', 'secondCitizenshipCountry', 'birthCountry', 'permanentResidenceCountry', 'country', ...extraCountries]
+      ).map((f) => text(rec[f])),
+    ),
+  );
+  const ids = identifiers(rec, org ? 'REGISTRATION' : 'NATIONAL_ID');
+  const birthDate = org ? undefined : text(rec.birthDate);
+  return {
+    key,
+    entityType: org ? 'ORGANIZATION' : 'INDIVIDUAL',
+    names: uniq(names),
+    ...(birthDate ? { birthDate } : {}),
+    ...(countries.length > 0 ? { countries } : {}),
+    ...(ids.length > 0 ? { identifiers: ids } : {}),
+  };
+}
+
+/**
+ * The parties of a customer record to screen: the customer (persons by first and last name, organisations
+ * by title and trading name) and each related entity, with birth date, countries and national code / LEI as
+ * qualifiers. Parties without a name are skipped; their position still names the related entity.
+ */
+export function screeningSubjects(customer: CustomerData | Rec): ScreeningSubject[] {
+  const out: ScreeningSubject[] = [];
+  const own = subjectOf(customer, 'CUSTOMER', []);
+  if (own) out.push(own);
+  const related = Array.isArray(customer.listRelatedEntity) ? (customer.listRelatedEntity as unknown[]) : [];
+  related.forEach((r, i) => {
+    if (r === null || typeof r !== 'object') return;
+    const s = subjectOf(r as Rec, `listRelatedEntity[${i}]`, []);
+    if (s) out.push(s);
+  });
+  return out;
+}
+
+/** The queries of one subject (one per name). */
+export function subjectQueries(subject: ScreeningSubject): ScreeningQuery[] {
+  return subject.names.map((name) => ({
+    name,
+    entityType: subject.entityType,
+    ...(subject.birthDate ? { birthDate: subject.birthDate } : {}),
+    ...(subject.countries ? { countries: subject.countries } : {}),
+    ...(subject.identifiers ? { identifiers: subject.identifiers } : {}),
+  }));
+}

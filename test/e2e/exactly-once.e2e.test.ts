@@ -1,0 +1,132 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { join } from 'node:path';
+import type { Db } from 'mongodb';
+import { commonConfigSpec, createLogger, loadConfig } from '@crs/runtime';
+import { StreamReader, setUpMessaging, type Messaging } from '@crs/messaging';
+import type { CustomerEvent } from '@crs/contracts';
+import { ProjectionCatalog, ProjectionNames } from '@crs/store';
+import { ROOT, TestCluster, eventually, localToken, uniqueId } from '@crs/testing';
+
+const run = promisify(execFile);
+const N = Number(process.env.EOS_CUSTOMERS ?? 150);
+
+/**
+ * The decider is killed (SIGKILL) in the middle of a stream of imports and restarted. Afterwards every
+ * accepted request has exactly one set of events in the log (none lost, none doubled), and the read
+ * models rebuilt from the log by a replay equal the live ones.
+ */
+describe('exactly-once through a decider crash, and replay', () => {
+  const cluster = new TestCluster('e2e-eos');
+  let token: string;
+  let db: Db;
+  let messaging: Messaging;
+  const logger = createLogger('e2e-eos', 'warn');
+
+  beforeAll(async () => {
+    await cluster.dropDatabase();
+    await cluster.start();
+    token = await localToken();
+    db = await cluster.db();
+    const config = loadConfig(commonConfigSpec, { ...process.env, TOPIC_PREFIX: `${cluster.namespace}.`, LOG_LEVEL: 'warn' });
+    messaging = await setUpMessaging(config, 'e2e-eos', logger);
+  });
+  afterAll(async () => {
+    await cluster.stop();
+  });
+
+  async function readLog(): Promise<CustomerEvent[]> {
+    const events: CustomerEvent[] = [];
+    const reader = new StreamReader<CustomerEvent>({
+      kafka: messaging.kafka,
+      serde: messaging.serde,
+      logger,
+      topic: messaging.topics.customerEvents,
+      groupPrefix: `${cluster.namespace}.e2e-reader`,
+      onMessage: (m) => {
+        events.push(m.value);
+      },
+    });
+    await reader.start();
+    await reader.waitUntilCaughtUp();
+    await reader.stop();
+    return events;
+  }
+
+  it('loses and doubles nothing when the decider is killed mid-stream', async () => {
+    const accepted: string[] = [];
+    let sent = 0;
+    let killed = false;
+    let restarted: Promise<void> | undefined;
+    const send = async () => {
+      while (sent < N) {
+        const i = sent++;
+        const comm = uniqueId(`eos${i}`);
+        const res = await cluster.fetch('/core-ws-rest/customer', {
+          method: 'POST',
+          token,
+          body: JSON.stringify({
+            communicationNumber: comm,
+            requester: 'eos',
+            businessUnit: 'DEMO',
+            action: 'CREATE',
+            sourceOfRiskLevel: 'IMPORT',
+            riskLevel: 'LOW',
+            customerStatus: 'ACTIVE',
+            entityType: 'ORGANIZATION',
+            customerExtId: `org-${comm}`,
+            title: `Org ${i}`,
+          }),
+        });
+        if (res.status === 200) accepted.push(comm);
+        if (!killed && accepted.length >= N / 3) {
+          killed = true;
+          await cluster.stopService('customer', 'SIGKILL');
+          restarted = new Promise((r) => setTimeout(r, 1500)).then(() => cluster.startService('customer'));
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 6 }, send));
+    await restarted;
+    expect(killed).toBe(true);
+    expect(accepted.length).toBe(N);
+
+    // Every accepted request reaches the read model...
+    const customers = await new ProjectionCatalog(db).collection('customers');
+    await eventually(async () => (await customers.countDocuments({ riskLevel: 'LOW' })) >= N, 120000, 'all customers projected');
+
+    // ...and the log holds exactly one set of events per accepted request.
+    const log = await readLog();
+    const byComm = new Map<string, CustomerEvent[]>();
+    for (const e of log) byComm.set(e.correlationId, [...(byComm.get(e.correlationId) ?? []), e]);
+    const ids = new Set(log.map((e) => e.eventId));
+    expect(ids.size).toBe(log.length);
+    for (const comm of accepted) {
+      const events = byComm.get(comm) ?? [];
+      expect({ comm, types: events.map((e) => e.type) }).toEqual({
+        comm,
+        types: ['CustomerCreated', 'CustomerStatusChanged', 'RiskAssessed'],
+      });
+      expect(events.map((e) => e.streamVersion)).toEqual([1, 2, 3]);
+    }
+    expect(log.length).toBe(3 * N);
+  });
+
+  it('a replay rebuilds read models equal to the live ones and swaps them in', async () => {
+    const catalog = new ProjectionCatalog(db);
+    const live: Record<string, unknown[]> = {};
+    for (const n of ProjectionNames) live[n] = await db.collection(await catalog.activeName(n)).find({}).sort({ _id: 1 }).toArray();
+    const { stdout, stderr } = await run(process.execPath, [join(ROOT, 'services/projector/dist/cli/replay.js')], {
+      env: { ...process.env, TOPIC_PREFIX: `${cluster.namespace}.`, MONGODB_DB: cluster.dbName, TOPIC_REPLICATION_FACTOR: '1' },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    expect(`${stdout}${stderr}`).toContain('replay progress');
+    catalog.invalidate();
+    for (const n of ProjectionNames) {
+      const active = await catalog.activeName(n);
+      expect(active).not.toBe(n);
+      expect(await db.collection(active).find({}).sort({ _id: 1 }).toArray()).toEqual(live[n]);
+    }
+    expect(live.customers!.length).toBe(N);
+  });
+});
