@@ -20,6 +20,7 @@ import { CommandGateway } from './command-gateway';
 import { customerRoutes } from './routes/customer-routes';
 import { readRoutes } from './routes/read-routes';
 import { classifierRoutes } from './routes/classifier-routes';
+import { riskRoutes } from './routes/risk-routes';
 import { errorMiddleware } from './http/error-middleware';
 import { ApiError, ResourceNotFoundError } from './http/api-error';
 import type { IngressConfig } from './config';
@@ -111,6 +112,7 @@ export function buildIngress(config: IngressConfig, logger: Logger, clock: () =>
     );
     app.use(classifierRoutes({ verifier: deps.verifier, classifiers: deps.classifiers }));
     app.use(readRoutes({ verifier: deps.verifier, catalog: deps.catalog }));
+    app.use(riskRoutes({ verifier: deps.verifier, validators, catalog: deps.catalog, gateway: deps.gateway, retryAfterSeconds: config.RETRY_AFTER_SECONDS, clock }));
     app.use((_req, _res, next) => next(new ResourceNotFoundError()));
     app.use(errorMiddleware(logger, clock));
     return app;

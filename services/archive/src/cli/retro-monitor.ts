@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+// On-demand retrospective monitoring: `node services/archive/dist/cli/retro-monitor.js [--lookback-days N]`.
+// Uses the archive service's settings (TOPIC_PREFIX, MONGODB_DB, CRS_SHARED_DATA, RETRO_*), screens the
+// non-archived operations of the look-back window once, publishes the new alerts, prints a JSON summary.
+import { randomUUID } from 'node:crypto';
+import { createLogger } from '@crs/runtime';
+import { DurablePublisher, setUpMessaging } from '@crs/messaging';
+import { ProjectionCatalog, connectMongo } from '@crs/store';
+import { resolveSharedDataDir } from '@crs/screening-core';
+import { loadArchiveConfig } from '../config';
+import { RetroMonitor } from '../retro/retro-monitor';
+import { loadSanctionsFromDataDir } from '../retro/sanctions-index';
+import type { AlertDoc, OperationDoc } from '../projections/operation-projection';
+
+async function main(): Promise<number> {
+  const config = loadArchiveConfig();
+  const args = process.argv.slice(2);
+  const at = args.indexOf('--lookback-days');
+  const lookbackDays = at >= 0 ? Number(args[at + 1]) : config.RETRO_LOOKBACK_DAYS;
+  if (!Number.isFinite(lookbackDays) || lookbackDays < 0) {
+    console.error('usage: retro-monitor [--lookback-days N]');
+    return 2;
+  }
+  const logger = createLogger('retro-monitor', config.LOG_LEVEL);
+  const { client, db } = await connectMongo(config);
+  const { kafka, serde, topics } = await setUpMessaging(config, 'retro-monitor', logger);
+  const publisher = new DurablePublisher(kafka, serde);
+  try {
+    const catalog = new ProjectionCatalog(db);
+    const dataDir = resolveSharedDataDir({ CRS_SHARED_DATA: config.CRS_SHARED_DATA || undefined });
+    const sanctions = loadSanctionsFromDataDir(dataDir, new Date().toISOString());
+    const monitor = new RetroMonitor({
+      operations: () => catalog.collection<OperationDoc>('operations'),
+      alerts: () => catalog.collection<AlertDoc>('alerts'),
+      publisher,
+      eventsTopic: topics.operationEvents,
+      logger,
+      lookbackDays,
+      chunkSize: config.RETRO_CHUNK_SIZE,
+      threshold: config.RETRO_THRESHOLD,
+      clock: () => new Date(),
+    });
+    const summary = await monitor.run(sanctions, `retro:cli:${randomUUID()}`);
+    console.log(JSON.stringify(summary));
+    return 0;
+  } finally {
+    await publisher.disconnect().catch(() => undefined);
+    await client.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(`retro-monitor failed: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);
