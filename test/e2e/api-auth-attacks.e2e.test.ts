@@ -53,7 +53,7 @@ const ENDPOINTS: Endpoint[] = [
     ? [{ name: 'discard operation', method: 'DELETE', path: `/api/integration-services/v1/discard-operations?extId=${uniqueId('op')}&businessUnit=DEMO`, scope: 'operations:archive' } as Endpoint]
     : []),
   ...(routeSources.includes('/api/risk/overrides')
-    ? [{ name: 'risk override', method: 'POST', path: '/api/risk/overrides', scope: 'risk:override', body: () => ({ businessUnit: 'DEMO', customerExtId: target.customerExtId }) } as Endpoint]
+    ? [{ name: 'risk override', method: 'POST', path: '/api/risk/overrides', scope: 'risk:override', body: () => ({ businessUnit: 'DEMO', customerExtId: target.customerExtId, level: 'HIGH', reason: 'attack matrix' }) } as Endpoint]
     : []),
 ];
 
@@ -88,7 +88,7 @@ describe('HTTP API attack matrix', () => {
     attacks.push(
       { name: 'no Authorization header', header: undefined, code: 'AUTH_MISSING_TOKEN' },
       { name: 'Basic credentials', header: 'Basic YWRtaW46YWRtaW4=', code: 'AUTH_MISSING_TOKEN' },
-      { name: 'Bearer without a token', header: 'Bearer', code: 'AUTH_MISSING_TOKEN' },
+      { name: 'Bearer without a token', header: 'Bearer', code: invalid },
       { name: 'malformed token', header: 'Bearer not-a-jwt', code: invalid },
       { name: 'three garbage segments', header: 'Bearer aaa.bbb.ccc', code: invalid },
       { name: 'two tokens', header: `Bearer ${good} ${good}`, code: invalid },

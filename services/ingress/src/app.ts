@@ -19,6 +19,7 @@ import { demoClassifiers } from './classifiers/demo-classifiers';
 import { CommandGateway } from './command-gateway';
 import { customerRoutes } from './routes/customer-routes';
 import { readRoutes } from './routes/read-routes';
+import { operationRoutes } from './routes/operation-routes';
 import { classifierRoutes } from './routes/classifier-routes';
 import { riskRoutes } from './routes/risk-routes';
 import { errorMiddleware } from './http/error-middleware';
@@ -112,6 +113,7 @@ export function buildIngress(config: IngressConfig, logger: Logger, clock: () =>
     );
     app.use(classifierRoutes({ verifier: deps.verifier, classifiers: deps.classifiers }));
     app.use(readRoutes({ verifier: deps.verifier, catalog: deps.catalog }));
+    app.use(operationRoutes({ verifier: deps.verifier, catalog: deps.catalog, publisher: () => publisher, topicPrefix: config.TOPIC_PREFIX, retryAfterSeconds: config.RETRY_AFTER_SECONDS, clock }));
     app.use(riskRoutes({ verifier: deps.verifier, validators, catalog: deps.catalog, gateway: deps.gateway, retryAfterSeconds: config.RETRY_AFTER_SECONDS, clock }));
     app.use((_req, _res, next) => next(new ResourceNotFoundError()));
     app.use(errorMiddleware(logger, clock));

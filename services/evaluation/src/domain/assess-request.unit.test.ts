@@ -1,0 +1,88 @@
+import { loadBundledMatrices } from '@crs/risk-engine';
+import type { CustomerData } from '@crs/contracts';
+import { assessRequest, type EvaluationRequest } from './assess-request';
+import { matrixSetOf } from './matrix-set';
+
+const matrices = matrixSetOf(loadBundledMatrices());
+const today = '2025-06-13';
+
+const person = (extra: Record<string, unknown> = {}): CustomerData => ({
+  communicationNumber: 'c-1',
+  businessUnit: 'DEMO',
+  customerExtId: 'p-1',
+  entityType: 'INDIVIDUAL',
+  riskManagementCategory: 'IND',
+  firstName: 'Ann',
+  lastName: 'Example',
+  citizenshipCountry: 'LT',
+  ...extra,
+});
+
+const request = (customer: CustomerData | undefined, extra: Partial<EvaluationRequest> = {}): EvaluationRequest => ({
+  requestId: 'r-1',
+  reason: 'IMPORT_EVALUATE',
+  ...(customer ? { customer } : {}),
+  ...extra,
+});
+
+describe('assessRequest', () => {
+  it('raises a PEP with a grey-list citizenship to HIGH by the PEP floor and explains every factor', () => {
+    const outcome = assessRequest(request(person({ isPEP: true, citizenshipCountry: 'BG' })), 'DEMO', matrices, { today });
+    if (outcome.kind !== 'ASSESSED') throw new Error(outcome.message);
+    const a = outcome.assessment;
+    expect(a).toMatchObject({ source: 'EVALUATE', level: 'HIGH', matrixId: 'demo-persons', matrixVersion: 1 });
+    expect(a.explanation).toMatchObject({ floorApplied: { id: 'PEP', level: 'HIGH' }, scoreLevel: 'LOW', evaluatedOn: today });
+    const factors = a.explanation!.factors as Array<Record<string, unknown>>;
+    expect(factors.length).toBeGreaterThan(5);
+    for (const f of factors) expect(Object.keys(f)).toEqual(expect.arrayContaining(['id', 'inputValue', 'score', 'weight', 'contribution', 'applicable']));
+    expect(factors.find((f) => f.id === 'NATIONALITY_COUNTRY')).toMatchObject({ score: 60, applicable: true });
+    // The sum of the contributions is the score (contributions are rounded each).
+    const sum = factors.reduce((s, f) => s + (f.contribution as number), 0);
+    expect(Math.abs(sum - a.score!)).toBeLessThan(0.05);
+  });
+
+  it('produces an explanation that survives JSON unchanged (registry and MongoDB carry it)', () => {
+    const outcome = assessRequest(request(person({ isPEP: true })), 'DEMO', matrices, { today });
+    if (outcome.kind !== 'ASSESSED') throw new Error('not assessed');
+    expect(JSON.parse(JSON.stringify(outcome.assessment))).toEqual(outcome.assessment);
+  });
+
+  it('evaluates an organization with the organizations matrix', () => {
+    const org: CustomerData = {
+      communicationNumber: 'c-2',
+      businessUnit: 'DEMO',
+      customerExtId: 'o-1',
+      entityType: 'ORGANIZATION',
+      riskManagementCategory: 'ORG',
+      title: 'Example UAB',
+      registrationCountry: 'LT',
+    };
+    const outcome = assessRequest(request(org), 'DEMO', matrices, { today });
+    expect(outcome).toMatchObject({ kind: 'ASSESSED', assessment: { matrixId: 'demo-organizations', source: 'EVALUATE' } });
+  });
+
+  it('uses the screening summary and the internal-list purpose the decider sends', () => {
+    const matched = assessRequest(request(person(), { screening: { SANCTIONS: { matched: true, hitCount: 1 } }, listPurpose: 'BLACK' }), 'DEMO', matrices, { today });
+    const clean = assessRequest(request(person(), { screening: { SANCTIONS: { matched: false } } }), 'DEMO', matrices, { today });
+    if (matched.kind !== 'ASSESSED' || clean.kind !== 'ASSESSED') throw new Error('not assessed');
+    expect(matched.assessment.score!).toBeGreaterThan(clean.assessment.score!);
+    expect(matched.assessment.level).toBe('HIGH');
+    expect(matched.assessment.explanation).toMatchObject({ floorApplied: { id: 'BLACK_LISTED' } });
+  });
+
+  it('fails without a matrix for the business unit or category, unless a default level is configured', () => {
+    expect(assessRequest(request(person({ businessUnit: 'OTHER' })), 'OTHER', matrices, { today })).toMatchObject({ kind: 'FAILED', reason: 'NO_MATRIX' });
+    expect(assessRequest(request(person({ riskManagementCategory: 'LEAD_X' })), 'DEMO', matrices, { today })).toMatchObject({ kind: 'FAILED', reason: 'NO_MATRIX' });
+    const fallback = assessRequest(request(person()), 'OTHER', matrices, { today, noMatrixLevel: 'MEDIUM' });
+    expect(fallback).toMatchObject({ kind: 'ASSESSED', fallback: true, assessment: { source: 'EVALUATE', level: 'MEDIUM', explanation: { reason: 'NO_MATRIX' } } });
+    expect(fallback.kind === 'ASSESSED' && fallback.assessment.matrixId).toBeFalsy();
+  });
+
+  it('fails when the category names a matrix of the other entity type, and when there is no record', () => {
+    expect(assessRequest(request(person({ riskManagementCategory: 'ORG' })), 'DEMO', matrices, { today })).toMatchObject({
+      kind: 'FAILED',
+      reason: 'ENTITY_TYPE_UNSUPPORTED',
+    });
+    expect(assessRequest(request(undefined), 'DEMO', matrices, { today })).toMatchObject({ kind: 'FAILED', reason: 'NO_CUSTOMER' });
+  });
+});

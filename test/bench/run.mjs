@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+// `pnpm bench`: every benchmark of the project in one go. Prints the figures and writes
+// reports/bench.json (a list of { name, value, unit }) and docs/benchmarks.md. Not a test: nothing
+// here passes or fails on speed. BENCH_SIZES=1000,10000,100000 measures how figures grow with size.
+import os from 'node:os';
+import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { benchRiskEngine, benchScreening, benchValidation } from './in-process.mjs';
+import { benchStack } from './stack.mjs';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const DATA = process.env.CRS_SHARED_DATA ?? path.resolve(ROOT, '../shared/data');
+const sizes = (process.env.BENCH_SIZES ?? '1000').split(',').map(Number);
+const machine = {
+  cpus: os.cpus().length,
+  cpuModel: os.cpus()[0]?.model ?? 'unknown',
+  memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+  node: process.version,
+  platform: `${os.platform()} ${os.release()}`,
+  date: new Date().toISOString(),
+};
+
+const figures = [];
+const add = (list, section) => {
+  for (const f of list) figures.push({ ...f, section });
+};
+console.log(`machine: ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}`);
+console.log('in-process: validation');
+add(benchValidation(), 'validation');
+console.log('in-process: risk engine');
+add(benchRiskEngine(), 'risk engine');
+if (existsSync(DATA)) {
+  console.log('in-process: screening (all lists loaded)');
+  add(benchScreening(DATA), 'screening');
+}
+if (!process.env.BENCH_SKIP_STACK) {
+  for (const size of sizes) {
+    console.log(`local stack: ${size} customers`);
+    add(await benchStack({ size }), `local stack (${size})`);
+  }
+}
+for (const f of figures) console.log(`${f.name.padEnd(55)} ${String(f.value).padStart(12)} ${f.unit}`);
+
+mkdirSync(path.join(ROOT, 'reports'), { recursive: true });
+writeFileSync(path.join(ROOT, 'reports/bench.json'), JSON.stringify(figures.map(({ name, value, unit }) => ({ name, value, unit })), null, 2) + '\n');
+const sections = [...new Set(figures.map((f) => f.section))];
+const md = [
+  '# Benchmarks',
+  '',
+  'Written by `pnpm bench` (test/bench/run.mjs); raw figures in `reports/bench.json`. Figures are measured, never asserted.',
+  `Machine: ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB memory, Node ${machine.node}, ${machine.platform}; run ${machine.date}.`,
+  'The local stack is Kafka 3.9 (single KRaft node), Apicurio Registry 3.0.9 and FerretDB 1.24 on SQLite, all on the same 2 cores as the services and the load generator.',
+  '',
+  ...sections.flatMap((s) => [`## ${s}`, '', '| figure | value | unit |', '|---|---:|---|', ...figures.filter((f) => f.section === s).map((f) => `| ${f.name} | ${f.value} | ${f.unit} |`), '']),
+].join('\n');
+writeFileSync(path.join(ROOT, 'docs/benchmarks.md'), md);
+console.log('wrote reports/bench.json and docs/benchmarks.md');
+process.exit(0);

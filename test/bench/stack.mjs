@@ -1,0 +1,196 @@
+// Benchmarks on the local stack, in their own namespace ("bench"): single import throughput and
+// latency, accept-to-callback, decider and projector throughput on a backlog, replay speed.
+import { createRequire } from 'node:module';
+import { createServer } from 'node:http';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import path from 'node:path';
+import { round, summarize } from './stats.mjs';
+import { sampleCustomer } from './in-process.mjs';
+
+const require = createRequire(import.meta.url);
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const launcher = require(path.join(ROOT, 'deploy/local/services.cjs'));
+const auth = require(path.join(ROOT, 'packages/auth/dist/index.js'));
+const { Kafka, logLevel } = require(require.resolve('kafkajs', { paths: [path.join(ROOT, 'packages/messaging')] }));
+const run = promisify(execFile);
+const NS = process.env.BENCH_NAMESPACE ?? 'bench';
+const ns = launcher.namespaceSettings(NS);
+const CORE = ['customer', 'projector', 'callback', 'ingress'];
+
+function stackEnv() {
+  const env = {};
+  for (const line of readFileSync(path.join(ROOT, '.local/stack.env'), 'utf8').split('\n')) {
+    const m = /^([A-Z_]+)=(.*)$/.exec(line.trim());
+    if (m) env[m[1]] = m[2];
+  }
+  return env;
+}
+
+async function token() {
+  const keys = await launcher.ensureKeys();
+  const privateJwk = JSON.parse(readFileSync(path.join(path.dirname(keys.jwksFile), 'signing-key.private.jwk.json'), 'utf8'));
+  return auth.issueToken({
+    privateJwk,
+    issuer: 'http://127.0.0.1:8080/local-issuer',
+    audience: 'crs-api',
+    subject: 'bench',
+    scopes: ['customers:write', 'customers:read'],
+    businessUnits: ['DEMO'],
+    expiresInSec: 3600,
+  });
+}
+
+function receiver() {
+  const arrivals = new Map(); // communicationNumber -> first arrival of the assessment callback
+  let count = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      count++;
+      if (req.headers['ce-type'] === 'com.crs.risk-assessment.completed' && !arrivals.has(req.headers['ce-source'])) {
+        arrivals.set(req.headers['ce-source'], performance.now());
+      }
+      res.writeHead(204).end();
+    });
+  });
+  return {
+    arrivals,
+    count: () => count,
+    listen: () => new Promise((r) => server.listen(0, '127.0.0.1', () => r(server.address().port))),
+    close: () => new Promise((r) => server.close(r)),
+  };
+}
+
+async function lagOf(admin, group, topic) {
+  const ends = await admin.fetchTopicOffsets(topic);
+  const [committed] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
+  const at = new Map((committed?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
+  let lag = 0n;
+  for (const e of ends) lag += BigInt(e.high) - (at.get(e.partition) > 0n ? at.get(e.partition) : BigInt(e.low));
+  return lag;
+}
+
+async function waitUntil(probe, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await probe()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out: ${what}`);
+}
+
+async function importMany(base, tok, n, concurrency, offset, acceptedAt) {
+  const latencies = [];
+  let next = 0;
+  let accepted = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        const i = offset + next++;
+        const body = { ...sampleCustomer(i), communicationNumber: `${NS}-${Date.now()}-${i}`, customerExtId: `${NS}-${Date.now()}-${i}` };
+        const s = performance.now();
+        const res = await fetch(`${base}/core-ws-rest/customer`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${tok}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        await res.arrayBuffer();
+        const e = performance.now();
+        latencies.push(e - s);
+        if (res.status === 200) {
+          accepted++;
+          acceptedAt?.set(body.communicationNumber, e);
+        }
+      }
+    }),
+  );
+  return { seconds: (performance.now() - t0) / 1000, latencies, accepted };
+}
+
+export async function benchStack({ size = 1000, concurrency = 16, log = console.log } = {}) {
+  const figures = [];
+  const env = stackEnv();
+  const recv = receiver();
+  const port = await recv.listen();
+  const clusterEnv = {
+    TOPIC_PARTITIONS: '6',
+    LOG_LEVEL: 'warn',
+    CALLBACK_ENDPOINTS: JSON.stringify({ endpoints: [{ id: 'bench', businessUnit: 'DEMO', url: `http://127.0.0.1:${port}/cb`, eventTypes: ['com.crs.risk-assessment.completed'] }] }),
+  };
+  const kafka = new Kafka({ clientId: 'bench', brokers: env.KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  const topics = { commands: `${NS}.crs.customer.commands.v1`, events: `${NS}.crs.customer.events.v1` };
+  const groups = { decider: `${NS}.customer-decider`, projector: `${NS}.projector` };
+  try {
+    for (const s of CORE) await launcher.startService(s, { env: clusterEnv, namespace: NS });
+    const base = `http://127.0.0.1:${launcher.portOf('ingress', NS)}`;
+    const tok = await token();
+    await importMany(base, tok, 50, 4, 10_000_000); // warm-up
+
+    // 1. Single-customer imports: accepted requests/s and latency; accept-to-callback.
+    const acceptedAt = new Map();
+    const single = await importMany(base, tok, size, concurrency, 0, acceptedAt);
+    const lat = summarize(single.latencies);
+    figures.push(
+      { name: `ingress.single_import.accepted_per_sec@${size}`, value: round(single.accepted / single.seconds), unit: 'req/s' },
+      { name: `ingress.single_import.latency_p50@${size}`, value: round(lat.p50, 2), unit: 'ms' },
+      { name: `ingress.single_import.latency_p99@${size}`, value: round(lat.p99, 2), unit: 'ms' },
+    );
+    log(`  single import: ${figures.at(-3).value} req/s, p50 ${figures.at(-2).value} ms, p99 ${figures.at(-1).value} ms`);
+    await waitUntil(() => [...acceptedAt.keys()].every((c) => recv.arrivals.has(c)), 600000, 'all assessment callbacks');
+    const toCallback = summarize([...acceptedAt].map(([c, t]) => recv.arrivals.get(c) - t));
+    const arrivals = [...recv.arrivals.values()].sort((a, b) => a - b);
+    figures.push(
+      { name: `callback.accept_to_callback_p50@${size}`, value: round(toCallback.p50, 1), unit: 'ms' },
+      { name: `callback.accept_to_callback_p99@${size}`, value: round(toCallback.p99, 1), unit: 'ms' },
+      {
+        name: `callback.delivered_per_sec@${size}`,
+        value: round(arrivals.length / Math.max(0.001, (arrivals.at(-1) - arrivals[0]) / 1000)),
+        unit: 'callbacks/s',
+      },
+    );
+    log(`  accept-to-callback: p50 ${figures.at(-3).value} ms, p99 ${figures.at(-2).value} ms; ${figures.at(-1).value} callbacks/s`);
+
+    // 2. Decider and projector on a backlog: stop both, queue commands, then time the drain.
+    await launcher.stopService('projector', { namespace: NS });
+    await launcher.stopService('customer', { namespace: NS });
+    await importMany(base, tok, size, concurrency, 20_000_000);
+    let t0 = performance.now();
+    await launcher.startService('customer', { env: clusterEnv, namespace: NS });
+    await waitUntil(async () => (await lagOf(admin, groups.decider, topics.commands)) === 0n, 600000, 'decider drained');
+    const deciderSeconds = (performance.now() - t0) / 1000;
+    figures.push({ name: `decider.commands_per_sec@${size}`, value: round(size / deciderSeconds), unit: 'commands/s' });
+    log(`  decider: ${figures.at(-1).value} commands/s (including its start and state rebuild)`);
+    const backlog = await lagOf(admin, groups.projector, topics.events);
+    t0 = performance.now();
+    await launcher.startService('projector', { env: clusterEnv, namespace: NS });
+    await waitUntil(async () => (await lagOf(admin, groups.projector, topics.events)) === 0n, 900000, 'projector drained');
+    const projSeconds = (performance.now() - t0) / 1000;
+    figures.push({ name: `projector.events_per_sec@${size}`, value: round(Number(backlog) / projSeconds), unit: 'events/s' });
+    log(`  projector: ${figures.at(-1).value} events/s`);
+
+    // 3. Replay of the whole log into fresh collections.
+    const { stdout, stderr } = await run(process.execPath, [path.join(ROOT, 'services/projector/dist/cli/replay.js')], {
+      env: { ...process.env, ...env, ...ns.env, TOPIC_REPLICATION_FACTOR: '1', LOG_LEVEL: 'info' },
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    const done = `${stdout}${stderr}`
+      .split('\n')
+      .filter((l) => l.includes('replay done'))
+      .map((l) => JSON.parse(l))[0];
+    if (done) {
+      figures.push({ name: `replay.events_per_sec@${size}`, value: round(done.events / done.seconds), unit: 'events/s' });
+      log(`  replay: ${done.events} events in ${done.seconds} s`);
+    }
+  } finally {
+    for (const s of [...CORE].reverse()) await launcher.stopService(s, { namespace: NS });
+    await admin.disconnect();
+    await recv.close();
+  }
+  return figures;
+}
