@@ -43,7 +43,11 @@ export interface EvaluationService {
  * activation starts a background re-evaluation of the customers the matrix serves. A periodic scan
  * answers expired overrides with a re-evaluation.
  */
-export function buildEvaluationService(config: EvaluationConfig, logger: Logger, clock: () => Date = () => new Date()): EvaluationService {
+export function buildEvaluationService(
+  config: EvaluationConfig,
+  logger: Logger,
+  clock: () => Date = () => new Date(),
+): EvaluationService {
   const metrics = createMetricsRegistry('evaluation');
   const health = new Health();
   const duration = new Histogram({
@@ -76,7 +80,11 @@ export function buildEvaluationService(config: EvaluationConfig, logger: Logger,
     help: 'RiskMatrixActivated messages ignored because their matrix does not validate',
     registers: [metrics],
   });
-  const activeMatrices = new Gauge({ name: 'active_matrices', help: 'Matrices in the active set', registers: [metrics] });
+  const activeMatrices = new Gauge({
+    name: 'active_matrices',
+    help: 'Matrices in the active set',
+    registers: [metrics],
+  });
 
   let matrices: MatrixSet = matrixSetOf(loadBundledMatrices());
   activeMatrices.set(matrices.size);
@@ -97,14 +105,23 @@ export function buildEvaluationService(config: EvaluationConfig, logger: Logger,
     const checked = matrixOfActivation(activation);
     if (!checked.ok) {
       activationsRejected.inc();
-      logger.error({ activationId: activation.eventId, matrixId: activation.matrixId, errors: checked.errors }, 'invalid matrix activation ignored');
+      logger.error(
+        { activationId: activation.eventId, matrixId: activation.matrixId, errors: checked.errors },
+        'invalid matrix activation ignored',
+      );
       return;
     }
     matrices = activateMatrix(matrices, checked.matrix);
     activeMatrices.set(matrices.size);
     latestActivation.set(matrixKey(checked.matrix), activation);
     logger.info(
-      { activationId: activation.eventId, matrixId: activation.matrixId, version: activation.version, businessUnit: activation.businessUnit, live },
+      {
+        activationId: activation.eventId,
+        matrixId: activation.matrixId,
+        version: activation.version,
+        businessUnit: activation.businessUnit,
+        live,
+      },
       'risk matrix activated',
     );
     if (live) jobs?.enqueue(activation);
@@ -118,12 +135,25 @@ export function buildEvaluationService(config: EvaluationConfig, logger: Logger,
       const event = m.value;
       if (event.type !== 'RiskEvaluationRequested') continue;
       const started = process.hrtime.bigint();
-      const outcome = assessRequest(event.data, event.businessUnit, matrices, { today, ...(noMatrixLevel ? { noMatrixLevel } : {}) });
-      duration.labels(outcome.kind === 'ASSESSED' ? (outcome.fallback ? 'fallback' : 'assessed') : 'failed').observe(Number(process.hrtime.bigint() - started) / 1e9);
+      const outcome = assessRequest(event.data, event.businessUnit, matrices, {
+        today,
+        ...(noMatrixLevel ? { noMatrixLevel } : {}),
+      });
+      duration
+        .labels(outcome.kind === 'ASSESSED' ? (outcome.fallback ? 'fallback' : 'assessed') : 'failed')
+        .observe(Number(process.hrtime.bigint() - started) / 1e9);
       if (outcome.kind === 'FAILED') {
         failures.labels(outcome.reason).inc();
         // Ids only: the record is personal data.
-        logger.warn({ streamId: event.streamId, eventId: event.eventId, reason: outcome.reason, detail: outcome.message }, 'customer not evaluated');
+        logger.warn(
+          {
+            streamId: event.streamId,
+            eventId: event.eventId,
+            reason: outcome.reason,
+            detail: outcome.message,
+          },
+          'customer not evaluated',
+        );
         continue;
       }
       assessed.labels(outcome.assessment.level).inc();
@@ -147,7 +177,12 @@ export function buildEvaluationService(config: EvaluationConfig, logger: Logger,
   return {
     healthPort: () => server?.port ?? 0,
     async start() {
-      server = await startHealthServer({ health, metrics, port: config.HEALTH_PORT, host: config.HEALTH_HOST });
+      server = await startHealthServer({
+        health,
+        metrics,
+        port: config.HEALTH_PORT,
+        host: config.HEALTH_HOST,
+      });
       const { client, db } = await connectMongo(config);
       mongo = client;
       const { kafka, serde, topics, prefix } = await setUpMessaging(config, 'evaluation', logger);
@@ -184,7 +219,10 @@ export function buildEvaluationService(config: EvaluationConfig, logger: Logger,
       await reader.start();
       await reader.waitUntilCaughtUp();
       live = true;
-      logger.info({ matrices: [...matrices.values()].map((m) => `${m.businessUnit}/${m.matrixId}@${m.version}`) }, 'active risk matrices');
+      logger.info(
+        { matrices: [...matrices.values()].map((m) => `${m.businessUnit}/${m.matrixId}@${m.version}`) },
+        'active risk matrices',
+      );
       // Activations seen while the service was down: their jobs run (or resume) now; finished ones are skipped.
       for (const activation of latestActivation.values()) jobs.enqueue(activation);
 

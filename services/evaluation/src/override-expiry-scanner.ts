@@ -49,9 +49,12 @@ export class OverrideExpiryScanner {
     const tick = () => {
       this.scanning = this.scanOnce()
         .then((n) => {
-          if (n > 0) this.opts.logger.info({ reevaluations: n }, 'expired overrides: re-evaluation requested');
+          if (n > 0)
+            this.opts.logger.info({ reevaluations: n }, 'expired overrides: re-evaluation requested');
         })
-        .catch((err: unknown) => this.opts.logger.error({ err }, 'override expiry scan failed; retried next period'))
+        .catch((err: unknown) =>
+          this.opts.logger.error({ err }, 'override expiry scan failed; retried next period'),
+        )
         .finally(() => {
           this.scanning = undefined;
           if (!this.stopped) this.timer = setTimeout(tick, this.opts.periodMs);
@@ -70,7 +73,10 @@ export class OverrideExpiryScanner {
     for (;;) {
       if (this.stopped) return requested;
       // ISO dates and date-times compare as strings; a date expires at the start of that day, as in the decider.
-      const filter: Record<string, unknown> = { 'override.expiresAt': { $lte: now }, simplified: { $ne: true } };
+      const filter: Record<string, unknown> = {
+        'override.expiresAt': { $lte: now },
+        simplified: { $ne: true },
+      };
       if (cursor !== undefined) filter._id = { $gt: cursor };
       const rows = await customers
         .find(filter, { projection: { _id: 1, businessUnit: 1, customerExtId: 1, override: 1 } })
@@ -79,9 +85,16 @@ export class OverrideExpiryScanner {
         .toArray();
       if (rows.length === 0) return requested;
       cursor = rows[rows.length - 1]!._id;
-      const keyed = rows.map((r) => ({ row: r, key: overrideExpiryKey(r._id, r.override.setAt ?? '', r.override.expiresAt) }));
+      const keyed = rows.map((r) => ({
+        row: r,
+        key: overrideExpiryKey(r._id, r.override.setAt ?? '', r.override.expiresAt),
+      }));
       const seen = new Set(
-        (await this.handled.find({ _id: { $in: keyed.map((k) => k.key) } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id),
+        (
+          await this.handled
+            .find({ _id: { $in: keyed.map((k) => k.key) } }, { projection: { _id: 1 } })
+            .toArray()
+        ).map((d) => d._id),
       );
       const todo = keyed.filter((k) => !seen.has(k.key));
       if (todo.length > 0) {

@@ -92,7 +92,10 @@ export class ReevaluationJobs {
         await this.run(next);
       } catch (err) {
         // The cursor is stored: the next start (or the next activation) resumes the job.
-        this.opts.logger.error({ err, activationId: next.eventId, matrixId: next.matrixId }, 're-evaluation job failed; it resumes on restart');
+        this.opts.logger.error(
+          { err, activationId: next.eventId, matrixId: next.matrixId },
+          're-evaluation job failed; it resumes on restart',
+        );
       }
     }
   }
@@ -119,19 +122,39 @@ export class ReevaluationJobs {
         if (err.code !== 11000) throw err;
       });
     const claimed = await this.jobs.updateOne(
-      { _id: activation.eventId, status: 'RUNNING', $or: [{ owner: opts.instanceId }, { leaseUntil: { $lt: now } }] },
-      { $set: { owner: opts.instanceId, leaseUntil: new Date(now.getTime() + opts.leaseMs), updatedAt: now } },
+      {
+        _id: activation.eventId,
+        status: 'RUNNING',
+        $or: [{ owner: opts.instanceId }, { leaseUntil: { $lt: now } }],
+      },
+      {
+        $set: { owner: opts.instanceId, leaseUntil: new Date(now.getTime() + opts.leaseMs), updatedAt: now },
+      },
     );
     if (claimed.matchedCount === 0) return; // done, superseded, or another instance holds the lease
     let job = (await this.jobs.findOne({ _id: activation.eventId }))!;
-    const log = { activationId: activation.eventId, matrixId: activation.matrixId, version: activation.version, businessUnit: activation.businessUnit };
-    opts.logger.info({ ...log, resumeAfter: job.cursor, scanned: job.scanned, published: job.published }, 're-evaluation job started');
+    const log = {
+      activationId: activation.eventId,
+      matrixId: activation.matrixId,
+      version: activation.version,
+      businessUnit: activation.businessUnit,
+    };
+    opts.logger.info(
+      { ...log, resumeAfter: job.cursor, scanned: job.scanned, published: job.published },
+      're-evaluation job started',
+    );
     const customers = await opts.catalog.collection<CustomerRow>('customers');
     for (;;) {
       if (this.stopped) return;
       if (!opts.isCurrent(activation)) {
-        await this.jobs.updateOne({ _id: job._id }, { $set: { status: 'SUPERSEDED', updatedAt: opts.clock() } });
-        opts.logger.info({ ...log, scanned: job.scanned, published: job.published }, 're-evaluation job superseded by a newer activation');
+        await this.jobs.updateOne(
+          { _id: job._id },
+          { $set: { status: 'SUPERSEDED', updatedAt: opts.clock() } },
+        );
+        opts.logger.info(
+          { ...log, scanned: job.scanned, published: job.published },
+          're-evaluation job superseded by a newer activation',
+        );
         return;
       }
       const filter: Record<string, unknown> = {
@@ -143,7 +166,9 @@ export class ReevaluationJobs {
       };
       if (job.cursor !== null) filter._id = { $gt: job.cursor };
       const rows = await customers
-        .find(filter, { projection: { _id: 1, businessUnit: 1, customerExtId: 1, riskManagementCategory: 1 } })
+        .find(filter, {
+          projection: { _id: 1, businessUnit: 1, customerExtId: 1, riskManagementCategory: 1 },
+        })
         .sort({ _id: 1 })
         .limit(opts.chunkSize)
         .toArray();
@@ -179,7 +204,10 @@ export class ReevaluationJobs {
       };
       await this.jobs.updateOne({ _id: job._id }, { $set: update });
       job = { ...job, ...update };
-      opts.logger.info({ ...log, scanned: job.scanned, published: job.published, done }, 're-evaluation progress');
+      opts.logger.info(
+        { ...log, scanned: job.scanned, published: job.published, done },
+        're-evaluation progress',
+      );
       if (done) return;
       if (opts.pauseMs > 0) await new Promise((r) => setTimeout(r, opts.pauseMs));
     }

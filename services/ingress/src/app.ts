@@ -2,7 +2,7 @@ import express, { type Express, type Request } from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import type { MongoClient } from 'mongodb';
+import type { Db, MongoClient } from 'mongodb';
 import {
   Health,
   Histogram,
@@ -21,6 +21,7 @@ import { customerRoutes } from './routes/customer-routes';
 import { readRoutes } from './routes/read-routes';
 import { operationRoutes } from './routes/operation-routes';
 import { classifierRoutes } from './routes/classifier-routes';
+import { callbackRoutes } from './routes/callback-routes';
 import { riskRoutes } from './routes/risk-routes';
 import { errorMiddleware } from './http/error-middleware';
 import { ApiError, ResourceNotFoundError } from './http/api-error';
@@ -56,6 +57,7 @@ export function buildIngress(config: IngressConfig, logger: Logger, clock: () =>
     classifiers: ClassifierStore;
     catalog: ProjectionCatalog;
     verifier: ReturnType<typeof createTokenVerifier>;
+    db: Db;
   }): Express => {
     const app = express();
     app.disable('x-powered-by');
@@ -113,6 +115,7 @@ export function buildIngress(config: IngressConfig, logger: Logger, clock: () =>
     );
     app.use(classifierRoutes({ verifier: deps.verifier, classifiers: deps.classifiers }));
     app.use(readRoutes({ verifier: deps.verifier, catalog: deps.catalog }));
+    app.use(callbackRoutes({ verifier: deps.verifier, db: deps.db, validators, clock }));
     app.use(operationRoutes({ verifier: deps.verifier, catalog: deps.catalog, publisher: () => publisher, topicPrefix: config.TOPIC_PREFIX, retryAfterSeconds: config.RETRY_AFTER_SECONDS, clock }));
     app.use(riskRoutes({ verifier: deps.verifier, validators, catalog: deps.catalog, gateway: deps.gateway, retryAfterSeconds: config.RETRY_AFTER_SECONDS, clock }));
     app.use((_req, _res, next) => next(new ResourceNotFoundError()));
@@ -140,7 +143,7 @@ export function buildIngress(config: IngressConfig, logger: Logger, clock: () =>
         issuer: config.AUTH_ISSUER,
         audience: config.AUTH_AUDIENCE,
       });
-      const app = build({ gateway: new CommandGateway(db, publisher, topics.customerCommands, clock), classifiers, catalog: new ProjectionCatalog(db), verifier });
+      const app = build({ gateway: new CommandGateway(db, publisher, topics.customerCommands, clock), classifiers, catalog: new ProjectionCatalog(db), verifier, db });
       health.addReadinessCheck('mongo', () => pingMongo(db));
       health.addReadinessCheck('kafka', () => publisher?.isConnected() ?? false);
       server = createServer(app);

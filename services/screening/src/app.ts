@@ -1,7 +1,6 @@
 import express from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHash } from 'node:crypto';
 import { Health, Histogram, createMetricsRegistry, type Logger, type Registry } from '@crs/runtime';
 import { createTokenVerifier } from '@crs/auth';
 import type { CustomerCommand, CustomerEvent, ScreeningHitData, ScreeningListName } from '@crs/contracts';
@@ -16,7 +15,7 @@ import {
   type OutgoingMessage,
   type TopicNames,
 } from '@crs/messaging';
-import { buildIndex, entryContentHash, screen, type Hit, type ListSnapshot, type ScreeningIndex, type ScreeningList } from '@crs/screening-core';
+import { buildIndex, entryContentHash, screen, type Hit, type ListSnapshot, type ScreeningIndex } from '@crs/screening-core';
 import { CustomerDirectory, INTERNAL_CUSTOMERS_SOURCE } from './domain/customer-directory';
 import { screenSubjects } from './domain/screen-customer';
 import { screeningSubjects } from './domain/screening-subjects';
@@ -416,7 +415,3 @@ export function buildScreeningService(config: ScreeningConfig, logger: Logger, c
     },
   };
 }
-
-/** Exposed for tests of the refresh path without Kafka. */
-export type { ScreeningList };
-export const __test = { createHash };

@@ -114,7 +114,7 @@ describe('ArchiveOperation', () => {
 });
 
 describe('evolve', () => {
-  it('ignores nothing it knows and keeps the highest version', () => {
+  it('folds a registration and an archive into the state, at the highest version', () => {
     const events = history(receive(), archive());
     const state = events.reduce(evolve, initialState());
     expect(state).toEqual({ version: 2, exists: true, archived: true, revision: 1, operation: operation() });

@@ -1,4 +1,3 @@
-/* eslint-disable no-console -- a CLI: its result is printed */
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { commonConfigSpec, createLogger, loadConfig, num } from '@crs/runtime';
@@ -36,7 +35,11 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = loadConfig({ ...commonConfigSpec, KAFKA_ACK_TIMEOUT_MS: num({ default: 10000 }) });
   // Logs go to stderr so that stdout carries the result only.
-  const logger = createLogger('activate-matrix', config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, process.stderr);
+  const logger = createLogger(
+    'activate-matrix',
+    config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL,
+    process.stderr,
+  );
   const { kafka, serde, topics } = await setUpMessaging(config, 'activate-matrix', logger);
   const activation = activationOf(checked.matrix, {
     eventId: randomUUID(),
@@ -45,7 +48,9 @@ async function main(argv: string[]): Promise<number> {
   });
   const publisher = new DurablePublisher(kafka, serde, config.KAFKA_ACK_TIMEOUT_MS);
   try {
-    await publisher.publish([{ topic: topics.riskMatrices, key: activation.matrixId, type: activation.type, value: activation }]);
+    await publisher.publish([
+      { topic: topics.riskMatrices, key: activation.matrixId, type: activation.type, value: activation },
+    ]);
   } finally {
     await publisher.disconnect().catch(() => undefined);
   }

@@ -91,10 +91,17 @@ function screeningOf(request: EvaluationRequest): ScreeningResults {
  * whole subject (record, latest screening, internal-list purpose), the matrices and the date are
  * arguments. A customer no matrix serves is a failure unless the policy names a level for it.
  */
-export function assessRequest(request: EvaluationRequest, businessUnit: string, matrices: MatrixSet, policy: EvaluationPolicy): EvaluationOutcome {
+export function assessRequest(
+  request: EvaluationRequest,
+  businessUnit: string,
+  matrices: MatrixSet,
+  policy: EvaluationPolicy,
+): EvaluationOutcome {
   const customer = request.customer;
-  if (!customer) return { kind: 'FAILED', reason: 'NO_CUSTOMER', message: 'the request carries no customer record' };
-  const category = typeof customer.riskManagementCategory === 'string' ? customer.riskManagementCategory : undefined;
+  if (!customer)
+    return { kind: 'FAILED', reason: 'NO_CUSTOMER', message: 'the request carries no customer record' };
+  const category =
+    typeof customer.riskManagementCategory === 'string' ? customer.riskManagementCategory : undefined;
   const matrix = matrixFor(matrices, businessUnit, category);
   if (!matrix) {
     const message = `no risk matrix of business unit ${businessUnit} serves category ${category ?? '(none)'}`;
@@ -105,11 +112,19 @@ export function assessRequest(request: EvaluationRequest, businessUnit: string, 
       assessment: {
         source: 'EVALUATE',
         level: policy.noMatrixLevel,
-        explanation: { fallback: true, reason: 'NO_MATRIX', description: `${message}; the configured default level applies`, evaluatedOn: policy.today },
+        explanation: {
+          fallback: true,
+          reason: 'NO_MATRIX',
+          description: `${message}; the configured default level applies`,
+          evaluatedOn: policy.today,
+        },
       },
     };
   }
-  const subject = { ...customer, ...(request.listPurpose ? { listPurpose: request.listPurpose } : {}) } as RiskSubject;
+  const subject = {
+    ...customer,
+    ...(request.listPurpose ? { listPurpose: request.listPurpose } : {}),
+  } as RiskSubject;
   let assessed: Assessment;
   try {
     assessed = evaluateRisk(subject, matrix, { today: policy.today, screening: screeningOf(request) });

@@ -18,7 +18,10 @@ const person = (extra: Record<string, unknown> = {}): CustomerData => ({
   ...extra,
 });
 
-const request = (customer: CustomerData | undefined, extra: Partial<EvaluationRequest> = {}): EvaluationRequest => ({
+const request = (
+  customer: CustomerData | undefined,
+  extra: Partial<EvaluationRequest> = {},
+): EvaluationRequest => ({
   requestId: 'r-1',
   reason: 'IMPORT_EVALUATE',
   ...(customer ? { customer } : {}),
@@ -27,15 +30,35 @@ const request = (customer: CustomerData | undefined, extra: Partial<EvaluationRe
 
 describe('assessRequest', () => {
   it('raises a PEP with a grey-list citizenship to HIGH by the PEP floor and explains every factor', () => {
-    const outcome = assessRequest(request(person({ isPEP: true, citizenshipCountry: 'BG' })), 'DEMO', matrices, { today });
+    const outcome = assessRequest(
+      request(person({ isPEP: true, citizenshipCountry: 'BG' })),
+      'DEMO',
+      matrices,
+      { today },
+    );
     if (outcome.kind !== 'ASSESSED') throw new Error(outcome.message);
     const a = outcome.assessment;
-    expect(a).toMatchObject({ source: 'EVALUATE', level: 'HIGH', matrixId: 'demo-persons', matrixVersion: 1 });
-    expect(a.explanation).toMatchObject({ floorApplied: { id: 'PEP', level: 'HIGH' }, scoreLevel: 'LOW', evaluatedOn: today });
+    expect(a).toMatchObject({
+      source: 'EVALUATE',
+      level: 'HIGH',
+      matrixId: 'demo-persons',
+      matrixVersion: 1,
+    });
+    expect(a.explanation).toMatchObject({
+      floorApplied: { id: 'PEP', level: 'HIGH' },
+      scoreLevel: 'LOW',
+      evaluatedOn: today,
+    });
     const factors = a.explanation!.factors as Array<Record<string, unknown>>;
     expect(factors.length).toBeGreaterThan(5);
-    for (const f of factors) expect(Object.keys(f)).toEqual(expect.arrayContaining(['id', 'inputValue', 'score', 'weight', 'contribution', 'applicable']));
-    expect(factors.find((f) => f.id === 'NATIONALITY_COUNTRY')).toMatchObject({ score: 60, applicable: true });
+    for (const f of factors)
+      expect(Object.keys(f)).toEqual(
+        expect.arrayContaining(['id', 'inputValue', 'score', 'weight', 'contribution', 'applicable']),
+      );
+    expect(factors.find((f) => f.id === 'NATIONALITY_COUNTRY')).toMatchObject({
+      score: 60,
+      applicable: true,
+    });
     // The sum of the contributions is the score (contributions are rounded each).
     const sum = factors.reduce((s, f) => s + (f.contribution as number), 0);
     expect(Math.abs(sum - a.score!)).toBeLessThan(0.05);
@@ -58,12 +81,25 @@ describe('assessRequest', () => {
       registrationCountry: 'LT',
     };
     const outcome = assessRequest(request(org), 'DEMO', matrices, { today });
-    expect(outcome).toMatchObject({ kind: 'ASSESSED', assessment: { matrixId: 'demo-organizations', source: 'EVALUATE' } });
+    expect(outcome).toMatchObject({
+      kind: 'ASSESSED',
+      assessment: { matrixId: 'demo-organizations', source: 'EVALUATE' },
+    });
   });
 
   it('uses the screening summary and the internal-list purpose the decider sends', () => {
-    const matched = assessRequest(request(person(), { screening: { SANCTIONS: { matched: true, hitCount: 1 } }, listPurpose: 'BLACK' }), 'DEMO', matrices, { today });
-    const clean = assessRequest(request(person(), { screening: { SANCTIONS: { matched: false } } }), 'DEMO', matrices, { today });
+    const matched = assessRequest(
+      request(person(), { screening: { SANCTIONS: { matched: true, hitCount: 1 } }, listPurpose: 'BLACK' }),
+      'DEMO',
+      matrices,
+      { today },
+    );
+    const clean = assessRequest(
+      request(person(), { screening: { SANCTIONS: { matched: false } } }),
+      'DEMO',
+      matrices,
+      { today },
+    );
     if (matched.kind !== 'ASSESSED' || clean.kind !== 'ASSESSED') throw new Error('not assessed');
     expect(matched.assessment.score!).toBeGreaterThan(clean.assessment.score!);
     expect(matched.assessment.level).toBe('HIGH');
@@ -71,18 +107,31 @@ describe('assessRequest', () => {
   });
 
   it('fails without a matrix for the business unit or category, unless a default level is configured', () => {
-    expect(assessRequest(request(person({ businessUnit: 'OTHER' })), 'OTHER', matrices, { today })).toMatchObject({ kind: 'FAILED', reason: 'NO_MATRIX' });
-    expect(assessRequest(request(person({ riskManagementCategory: 'LEAD_X' })), 'DEMO', matrices, { today })).toMatchObject({ kind: 'FAILED', reason: 'NO_MATRIX' });
+    expect(
+      assessRequest(request(person({ businessUnit: 'OTHER' })), 'OTHER', matrices, { today }),
+    ).toMatchObject({ kind: 'FAILED', reason: 'NO_MATRIX' });
+    expect(
+      assessRequest(request(person({ riskManagementCategory: 'LEAD_X' })), 'DEMO', matrices, { today }),
+    ).toMatchObject({ kind: 'FAILED', reason: 'NO_MATRIX' });
     const fallback = assessRequest(request(person()), 'OTHER', matrices, { today, noMatrixLevel: 'MEDIUM' });
-    expect(fallback).toMatchObject({ kind: 'ASSESSED', fallback: true, assessment: { source: 'EVALUATE', level: 'MEDIUM', explanation: { reason: 'NO_MATRIX' } } });
+    expect(fallback).toMatchObject({
+      kind: 'ASSESSED',
+      fallback: true,
+      assessment: { source: 'EVALUATE', level: 'MEDIUM', explanation: { reason: 'NO_MATRIX' } },
+    });
     expect(fallback.kind === 'ASSESSED' && fallback.assessment.matrixId).toBeFalsy();
   });
 
   it('fails when the category names a matrix of the other entity type, and when there is no record', () => {
-    expect(assessRequest(request(person({ riskManagementCategory: 'ORG' })), 'DEMO', matrices, { today })).toMatchObject({
+    expect(
+      assessRequest(request(person({ riskManagementCategory: 'ORG' })), 'DEMO', matrices, { today }),
+    ).toMatchObject({
       kind: 'FAILED',
       reason: 'ENTITY_TYPE_UNSUPPORTED',
     });
-    expect(assessRequest(request(undefined), 'DEMO', matrices, { today })).toMatchObject({ kind: 'FAILED', reason: 'NO_CUSTOMER' });
+    expect(assessRequest(request(undefined), 'DEMO', matrices, { today })).toMatchObject({
+      kind: 'FAILED',
+      reason: 'NO_CUSTOMER',
+    });
   });
 });

@@ -13,9 +13,12 @@ export function matrixOfActivation(activation: RiskMatrixActivated): ActivationC
   if (!result.ok) return result;
   const m = result.matrix;
   const errors: string[] = [];
-  if (m.matrixId !== activation.matrixId) errors.push(`matrixId ${activation.matrixId} differs from the matrix's ${m.matrixId}`);
-  if (m.version !== activation.version) errors.push(`version ${activation.version} differs from the matrix's ${m.version}`);
-  if (m.businessUnit !== activation.businessUnit) errors.push(`businessUnit ${activation.businessUnit} differs from the matrix's ${m.businessUnit}`);
+  if (m.matrixId !== activation.matrixId)
+    errors.push(`matrixId ${activation.matrixId} differs from the matrix's ${m.matrixId}`);
+  if (m.version !== activation.version)
+    errors.push(`version ${activation.version} differs from the matrix's ${m.version}`);
+  if (m.businessUnit !== activation.businessUnit)
+    errors.push(`businessUnit ${activation.businessUnit} differs from the matrix's ${m.businessUnit}`);
   return errors.length > 0 ? { ok: false, errors } : { ok: true, matrix: m };
 }
 

@@ -7,13 +7,22 @@ const meta = { eventId: 'a-1', activatedAt: '2025-06-13T10:00:00.000Z', activate
 describe('matrix activation', () => {
   it('round-trips a valid matrix', () => {
     const activation = activationOf(persons, meta);
-    expect(activation).toMatchObject({ type: 'RiskMatrixActivated', matrixId: 'demo-persons', version: 1, businessUnit: 'DEMO', activatedBy: 'officer' });
+    expect(activation).toMatchObject({
+      type: 'RiskMatrixActivated',
+      matrixId: 'demo-persons',
+      version: 1,
+      businessUnit: 'DEMO',
+      activatedBy: 'officer',
+    });
     const checked = matrixOfActivation(JSON.parse(JSON.stringify(activation)));
     expect(checked.ok && checked.matrix).toEqual(persons);
   });
 
   it('rejects a matrix that does not validate', () => {
-    const broken = { ...structuredClone(persons), thresholds: { LOW: 50, MEDIUM: 20, HIGH: 35, EXTREME: 60 } };
+    const broken = {
+      ...structuredClone(persons),
+      thresholds: { LOW: 50, MEDIUM: 20, HIGH: 35, EXTREME: 60 },
+    };
     const checked = matrixOfActivation(activationOf(broken, meta));
     expect(checked.ok).toBe(false);
   });

@@ -24,7 +24,11 @@ export function activateMatrix(set: MatrixSet, matrix: RiskMatrix): MatrixSet {
 }
 
 /** The matrix that evaluates a customer of this business unit and category (engine rules: category, then `*`). */
-export function matrixFor(set: MatrixSet, businessUnit: string, riskManagementCategory: string | undefined): RiskMatrix | undefined {
+export function matrixFor(
+  set: MatrixSet,
+  businessUnit: string,
+  riskManagementCategory: string | undefined,
+): RiskMatrix | undefined {
   return selectMatrix([...set.values()], businessUnit, riskManagementCategory ?? '');
 }
 

@@ -2,7 +2,11 @@ import { loadBundledMatrices, type RiskMatrix } from '@crs/risk-engine';
 import { activateMatrix, matrixFor, matrixSetOf, servesCustomer } from './matrix-set';
 
 const [persons, organizations] = loadBundledMatrices() as [RiskMatrix, RiskMatrix];
-const version = (m: RiskMatrix, v: number, extra: Partial<RiskMatrix> = {}): RiskMatrix => ({ ...structuredClone(m), version: v, ...extra });
+const version = (m: RiskMatrix, v: number, extra: Partial<RiskMatrix> = {}): RiskMatrix => ({
+  ...structuredClone(m),
+  version: v,
+  ...extra,
+});
 
 describe('matrix set', () => {
   const base = matrixSetOf([persons, organizations]);
@@ -30,14 +34,29 @@ describe('matrix set', () => {
   });
 
   it('knows which customers a matrix serves, a `*` matrix only the categories nobody else names', () => {
-    const fallback = version(persons, 1, { matrixId: 'demo-fallback', riskManagementCategories: ['*'], entityTypes: ['INDIVIDUAL'] });
+    const fallback = version(persons, 1, {
+      matrixId: 'demo-fallback',
+      riskManagementCategories: ['*'],
+      entityTypes: ['INDIVIDUAL'],
+    });
     const set = activateMatrix(base, fallback);
     expect(servesCustomer(set, persons, { businessUnit: 'DEMO', riskManagementCategory: 'IND' })).toBe(true);
     expect(servesCustomer(set, persons, { businessUnit: 'DEMO', riskManagementCategory: 'ORG' })).toBe(false);
-    expect(servesCustomer(set, persons, { businessUnit: 'OTHER', riskManagementCategory: 'IND' })).toBe(false);
-    expect(servesCustomer(set, fallback, { businessUnit: 'DEMO', riskManagementCategory: 'LEAD_X' })).toBe(true);
-    expect(servesCustomer(set, fallback, { businessUnit: 'DEMO', riskManagementCategory: 'IND' })).toBe(false);
+    expect(servesCustomer(set, persons, { businessUnit: 'OTHER', riskManagementCategory: 'IND' })).toBe(
+      false,
+    );
+    expect(servesCustomer(set, fallback, { businessUnit: 'DEMO', riskManagementCategory: 'LEAD_X' })).toBe(
+      true,
+    );
+    expect(servesCustomer(set, fallback, { businessUnit: 'DEMO', riskManagementCategory: 'IND' })).toBe(
+      false,
+    );
     // A version that is no longer the active one serves nobody.
-    expect(servesCustomer(activateMatrix(set, version(persons, 2)), persons, { businessUnit: 'DEMO', riskManagementCategory: 'IND' })).toBe(false);
+    expect(
+      servesCustomer(activateMatrix(set, version(persons, 2)), persons, {
+        businessUnit: 'DEMO',
+        riskManagementCategory: 'IND',
+      }),
+    ).toBe(false);
   });
 });

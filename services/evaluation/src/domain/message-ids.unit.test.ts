@@ -1,11 +1,18 @@
-import { assessmentCommandId, overrideExpired, overrideExpiryKey, reevaluationCommandId } from './message-ids';
+import {
+  assessmentCommandId,
+  overrideExpired,
+  overrideExpiryKey,
+  reevaluationCommandId,
+} from './message-ids';
 
 describe('message ids', () => {
   it('are derived from their cause, so a replay yields the same ids', () => {
     expect(assessmentCommandId('cmd-1.2')).toBe(assessmentCommandId('cmd-1.2'));
     expect(assessmentCommandId('cmd-1.2')).not.toBe(assessmentCommandId('cmd-1.3'));
     expect(reevaluationCommandId('act-1', 'DEMO:c1')).not.toBe(reevaluationCommandId('act-2', 'DEMO:c1'));
-    expect(overrideExpiryKey('DEMO:c1', '2025-01-01T00:00:00Z', '2025-02-01')).not.toBe(overrideExpiryKey('DEMO:c1', '2025-01-05T00:00:00Z', '2025-02-01'));
+    expect(overrideExpiryKey('DEMO:c1', '2025-01-01T00:00:00Z', '2025-02-01')).not.toBe(
+      overrideExpiryKey('DEMO:c1', '2025-01-05T00:00:00Z', '2025-02-01'),
+    );
   });
 
   it('treats an override as expired from its expiresAt on, as the decider does (dates and date-times)', () => {

@@ -1,11 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
-import { ErrorCodes, SchemaIds, summarizeErrors, type RiskLevel, type RiskOverrideRequest, type Validators } from '@crs/contracts';
+import {
+  ErrorCodes,
+  SchemaIds,
+  summarizeErrors,
+  type RiskLevel,
+  type RiskOverrideRequest,
+  type Validators,
+} from '@crs/contracts';
 import type { TokenVerifier } from '@crs/auth';
 import { BrokerUnavailableError } from '@crs/messaging';
 import type { ProjectionCatalog } from '@crs/store';
 import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
-import { ApiError, RequestInvalidError, ResourceNotFoundError, ServiceUnavailableError } from '../http/api-error';
+import {
+  ApiError,
+  RequestInvalidError,
+  ResourceNotFoundError,
+  ServiceUnavailableError,
+} from '../http/api-error';
 import type { CommandGateway } from '../command-gateway';
 
 export interface RiskRouteDeps {
@@ -35,7 +47,10 @@ export function riskRoutes(deps: RiskRouteDeps): Router {
   const override = authenticate(deps.verifier, 'risk:override');
 
   router.post('/api/risk/overrides', override, async (req, res) => {
-    const result = deps.validators.validate<RiskOverrideRequest>(SchemaIds['http/risk-override-request.v1'], req.body);
+    const result = deps.validators.validate<RiskOverrideRequest>(
+      SchemaIds['http/risk-override-request.v1'],
+      req.body,
+    );
     if (!result.ok) {
       const s = summarizeErrors(result.errors);
       throw new RequestInvalidError(s.errorCode, s.errorDescription, result.errors);
@@ -44,10 +59,16 @@ export function riskRoutes(deps: RiskRouteDeps): Router {
     assertBusinessUnit(req, body.businessUnit);
     // A date-time is stored in UTC, so the decider and the expiry scan can compare ISO strings.
     const expiresAt =
-      body.expiresAt === undefined || /^\d{4}-\d{2}-\d{2}$/.test(body.expiresAt) ? body.expiresAt : new Date(body.expiresAt).toISOString();
+      body.expiresAt === undefined || /^\d{4}-\d{2}-\d{2}$/.test(body.expiresAt)
+        ? body.expiresAt
+        : new Date(body.expiresAt).toISOString();
     if (expiresAt !== undefined && Date.parse(expiresAt) <= deps.clock().getTime()) {
       throw new RequestInvalidError(ErrorCodes.ValidationFailed, 'expiresAt must lie in the future', [
-        { path: 'expiresAt', code: `${ErrorCodes.ValidationFailed}.expiresAt.INVALID_VALUE`, message: 'expiresAt must lie in the future' },
+        {
+          path: 'expiresAt',
+          code: `${ErrorCodes.ValidationFailed}.expiresAt.INVALID_VALUE`,
+          message: 'expiresAt must lie in the future',
+        },
       ]);
     }
     const customers = await deps.catalog.collection<{ _id: string; simplified?: boolean }>('customers');

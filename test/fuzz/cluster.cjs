@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// Starts or stops an isolated system for the fuzz run (namespace `fuzz`: its own topics, database
+// and ports on the shared local stack) and issues the token the fuzzer sends.
+//   node test/fuzz/cluster.cjs up      -> prints the ingress base URL
+//   node test/fuzz/cluster.cjs down
+//   node test/fuzz/cluster.cjs token   -> prints a token for business unit DEMO with every scope
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const launcher = require('../../deploy/local/services.cjs');
+
+const NAMESPACE = 'fuzz';
+const SERVICES = ['customer', 'projector', 'callback', 'ingress'];
+
+async function up() {
+  // Optional services join when they are built, so every endpoint the OpenAPI document lists answers.
+  for (const name of SERVICES) await launcher.startService(name, { namespace: NAMESPACE });
+  return `http://127.0.0.1:${launcher.portOf('ingress', NAMESPACE)}`;
+}
+
+async function down() {
+  for (const name of [...SERVICES].reverse()) await launcher.stopService(name, { namespace: NAMESPACE });
+}
+
+async function token() {
+  const keys = await launcher.ensureKeys();
+  const auth = require(path.join(launcher.ROOT, 'packages/auth/dist/index.js'));
+  const privateJwk = JSON.parse(fs.readFileSync(path.join(path.dirname(keys.jwksFile), 'signing-key.private.jwk.json'), 'utf8'));
+  return auth.issueToken({
+    privateJwk,
+    issuer: 'http://127.0.0.1:8080/local-issuer',
+    audience: 'crs-api',
+    subject: 'fuzz',
+    scopes: [...auth.Scopes],
+    businessUnits: ['DEMO'],
+    expiresInSec: 3 * 3600,
+  });
+}
+
+const commands = { up, down, token };
+const run = commands[process.argv[2]];
+if (!run) {
+  console.error('usage: cluster.cjs up|down|token');
+  process.exit(2);
+}
+run().then(
+  (out) => {
+    if (out) console.log(out);
+  },
+  (err) => {
+    console.error(`error: ${err.message}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,1 @@
+console.log(require("fs").readdirSync(process.argv[2]))
