@@ -7,7 +7,13 @@ import { commonConfigSpec, createLogger, loadConfig } from '@crs/runtime';
 import { DurablePublisher, setUpMessaging, streamKey, type Messaging } from '@crs/messaging';
 import type { OperationData } from '@crs/contracts';
 import { ProjectionCatalog } from '@crs/store';
-import { buildIndex, loadOfacConsolidated, loadOfacSdn, loadUnConsolidated, screen } from '@crs/screening-core';
+import {
+  buildIndex,
+  loadOfacConsolidated,
+  loadOfacSdn,
+  loadUnConsolidated,
+  screen,
+} from '@crs/screening-core';
 import { ROOT, TestCluster, eventually, localToken, uniqueId } from '@crs/testing';
 
 /**
@@ -53,7 +59,8 @@ function findSanctionedIndividual(): { name: string; entryId: string } {
     if (!first || !/^[A-Za-z -]+$/.test(`${first} ${last}`)) continue;
     const name = `${first} ${last}`;
     const hits = screen(index, { name, lists: ['SANCTIONS'] });
-    if (hits.length === 1 && hits[0]!.source === 'OFAC_SDN' && hits[0]!.entryId === m[1]) return { name, entryId: m[1]! };
+    if (hits.length === 1 && hits[0]!.source === 'OFAC_SDN' && hits[0]!.entryId === m[1])
+      return { name, entryId: m[1]! };
   }
   throw new Error('no SDN individual with a single, unambiguous hit found');
 }
@@ -70,7 +77,11 @@ describe('operations: ingest, archive, reconciliation and retro monitoring end t
     await cluster.start(['customer', 'projector', 'ingress', 'archive']);
     db = await cluster.db();
     token = await localToken({ businessUnits: ['DEMO', 'OTHER'] });
-    const config = loadConfig(commonConfigSpec, { ...process.env, TOPIC_PREFIX: `${NAMESPACE}.`, TOPIC_PARTITIONS: '3' });
+    const config = loadConfig(commonConfigSpec, {
+      ...process.env,
+      TOPIC_PREFIX: `${NAMESPACE}.`,
+      TOPIC_PARTITIONS: '3',
+    });
     messaging = await setUpMessaging(config, 'e2e-ops-upstream', logger);
     upstream = new DurablePublisher(messaging.kafka, messaging.serde);
   });
@@ -89,7 +100,12 @@ describe('operations: ingest, archive, reconciliation and retro monitoring end t
     amount: 1250.75,
     currency: 'EUR',
     date: today(),
-    counterparty: { name: 'Harbour Supplies Ltd', country: 'LT', account: 'LT601010012345678901', bank: 'Demo Bank' },
+    counterparty: {
+      name: 'Harbour Supplies Ltd',
+      country: 'LT',
+      account: 'LT601010012345678901',
+      bank: 'Demo Bank',
+    },
     description: 'invoice 42',
     ...overrides,
   });
@@ -97,19 +113,40 @@ describe('operations: ingest, archive, reconciliation and retro monitoring end t
   /** What an upstream system does: one message per operation, keyed <businessUnit>:<extId>. */
   const publish = (...ops: OperationData[]) =>
     upstream.publish(
-      ops.map((op) => ({ topic: messaging.topics.operationIngest, key: streamKey(op.businessUnit, op.extId), type: 'OperationReceived', value: op })),
+      ops.map((op) => ({
+        topic: messaging.topics.operationIngest,
+        key: streamKey(op.businessUnit, op.extId),
+        type: 'OperationReceived',
+        value: op,
+      })),
     );
 
-  const projected = async (op: OperationData, until: (doc: Record<string, unknown>) => boolean = () => true, what = 'operation in the projection') =>
-    eventually(async () => {
-      const doc = await (await new ProjectionCatalog(db).collection('operations')).findOne({ businessUnit: op.businessUnit, extId: op.extId });
-      return doc && until(doc) ? doc : undefined;
-    }, 60000, what);
+  const projected = async (
+    op: OperationData,
+    until: (doc: Record<string, unknown>) => boolean = () => true,
+    what = 'operation in the projection',
+  ) =>
+    eventually(
+      async () => {
+        const doc = await (
+          await new ProjectionCatalog(db).collection('operations')
+        ).findOne({ businessUnit: op.businessUnit, extId: op.extId });
+        return doc && until(doc) ? doc : undefined;
+      },
+      60000,
+      what,
+    );
 
   const discard = (query: string, auth = token) =>
-    cluster.fetch(`/api/integration-services/v1/discard-operations${query}`, { method: 'DELETE', token: auth });
+    cluster.fetch(`/api/integration-services/v1/discard-operations${query}`, {
+      method: 'DELETE',
+      token: auth,
+    });
   const discardOp = (op: OperationData, auth = token) =>
-    discard(`?extId=${encodeURIComponent(op.extId)}&businessUnit=${encodeURIComponent(op.businessUnit)}`, auth);
+    discard(
+      `?extId=${encodeURIComponent(op.extId)}&businessUnit=${encodeURIComponent(op.businessUnit)}`,
+      auth,
+    );
 
   it('projects an upstream operation, ignores a redelivery, records a correction as a new revision', async () => {
     const op = operation();
@@ -128,7 +165,12 @@ describe('operations: ingest, archive, reconciliation and retro monitoring end t
     // The same content again (upstream redelivery), then a correction: only the correction is news.
     await publish(op, { ...op, amount: 1300 });
     const corrected = await projected(op, (d) => d.amount === 1300, 'corrected operation');
-    expect(corrected).toMatchObject({ revision: 2, version: 2, archived: false, registeredAt: first.registeredAt });
+    expect(corrected).toMatchObject({
+      revision: 2,
+      version: 2,
+      archived: false,
+      registeredAt: first.registeredAt,
+    });
   });
 
   it('DELETE discard-operations archives a known operation (200 {}), and a repeated DELETE is harmless', async () => {
@@ -147,7 +189,11 @@ describe('operations: ingest, archive, reconciliation and retro monitoring end t
     expect(await again.json()).toEqual({});
     // A correction arriving after the archive is recorded but does not bring the operation back.
     await publish({ ...op, description: 'corrected after archive' });
-    const after = await projected(op, (d) => d.description === 'corrected after archive', 'post-archive revision');
+    const after = await projected(
+      op,
+      (d) => d.description === 'corrected after archive',
+      'post-archive revision',
+    );
     expect(after).toMatchObject({ archived: true, revision: 2, version: 3 });
   });
 
@@ -173,9 +219,15 @@ describe('operations: ingest, archive, reconciliation and retro monitoring end t
   it('answers 400 naming the faulty query parameter', async () => {
     const missing = await discard('?businessUnit=DEMO');
     expect(missing.status).toBe(400);
-    const body = (await missing.json()) as { errorCode: string; errorDescription: string; errors: { path: string; code: string; message: string }[] };
+    const body = (await missing.json()) as {
+      errorCode: string;
+      errorDescription: string;
+      errors: { path: string; code: string; message: string }[];
+    };
     expect(body.errorCode).toBe('V001');
-    expect(body.errors).toEqual([{ path: 'extId', code: 'V001.extId.REQUIRED', message: expect.any(String) }]);
+    expect(body.errors).toEqual([
+      { path: 'extId', code: 'V001.extId.REQUIRED', message: expect.any(String) },
+    ]);
 
     const tooLong = await discard(`?extId=x&businessUnit=${'B'.repeat(256)}`);
     expect(tooLong.status).toBe(400);
@@ -192,7 +244,9 @@ describe('operations: ingest, archive, reconciliation and retro monitoring end t
     await projected(other);
     const window = `registeredFrom=${daysFromToday(-1)}&registeredTill=${daysFromToday(1)}`;
     const reader = await localToken({ businessUnits: ['DEMO'], scopes: ['customers:read'] });
-    const res = await cluster.fetch(`/api/integration-services/v1/operations-reconciliation?${window}`, { token: reader });
+    const res = await cluster.fetch(`/api/integration-services/v1/operations-reconciliation?${window}`, {
+      token: reader,
+    });
     expect(res.status).toBe(200);
     const { operations } = (await res.json()) as { operations: { extId: string; businessUnit: string }[] };
     expect(operations).toContainEqual({ extId: demo.extId, businessUnit: 'DEMO' });
@@ -205,7 +259,13 @@ describe('operations: ingest, archive, reconciliation and retro monitoring end t
     expect(await past.json()).toEqual({ operations: [] });
 
     const noScope = await localToken({ businessUnits: ['DEMO'], scopes: ['customers:write'] });
-    expect((await cluster.fetch(`/api/integration-services/v1/operations-reconciliation?${window}`, { token: noScope })).status).toBe(403);
+    expect(
+      (
+        await cluster.fetch(`/api/integration-services/v1/operations-reconciliation?${window}`, {
+          token: noScope,
+        })
+      ).status,
+    ).toBe(403);
   });
 
   it('An archived operation is excluded from a retro-monitoring run that flags its non-archived twin', async () => {
@@ -220,12 +280,20 @@ describe('operations: ingest, archive, reconciliation and retro monitoring end t
     await projected(archivedTwin, (d) => d.archived === true, 'archived twin');
 
     const runCli = async () => {
-      const env = await launcher.baseEnv({ ...launcher.namespaceSettings(NAMESPACE).env, TOPIC_PARTITIONS: '3', LOG_LEVEL: 'warn' });
-      const { stdout } = await promisify(execFile)(process.execPath, [join(ROOT, 'services/archive/dist/cli/retro-monitor.js')], {
-        env,
-        cwd: ROOT,
-        timeout: 120000,
+      const env = await launcher.baseEnv({
+        ...launcher.namespaceSettings(NAMESPACE).env,
+        TOPIC_PARTITIONS: '3',
+        LOG_LEVEL: 'warn',
       });
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [join(ROOT, 'services/archive/dist/cli/retro-monitor.js')],
+        {
+          env,
+          cwd: ROOT,
+          timeout: 120000,
+        },
+      );
       const summary = stdout
         .trim()
         .split('\n')
@@ -238,10 +306,14 @@ describe('operations: ingest, archive, reconciliation and retro monitoring end t
     expect(summary.scanned).toBeGreaterThanOrEqual(1);
 
     const ours = { operationExtId: { $in: [archivedTwin.extId, activeTwin.extId] } };
-    const alerts = await eventually(async () => {
-      const found = await (await new ProjectionCatalog(db).collection('alerts')).find(ours).toArray();
-      return found.length > 0 ? found : undefined;
-    }, 60000, 'retro-monitoring alert');
+    const alerts = await eventually(
+      async () => {
+        const found = await (await new ProjectionCatalog(db).collection('alerts')).find(ours).toArray();
+        return found.length > 0 ? found : undefined;
+      },
+      60000,
+      'retro-monitoring alert',
+    );
     expect(alerts).toHaveLength(1);
     expect(alerts[0]).toMatchObject({
       kind: 'RETRO_MONITORING',
@@ -276,15 +348,29 @@ describe('operations: ingest, archive, reconciliation and retro monitoring end t
           eventId: `OFAC_SDN:${version}`,
           type: 'ListSnapshotLoaded',
           occurredAt: new Date().toISOString(),
-          data: { list: 'SANCTIONS', source: 'OFAC_SDN', version, entryCount: 1, loadedAt: new Date().toISOString() },
+          data: {
+            list: 'SANCTIONS',
+            source: 'OFAC_SDN',
+            version,
+            entryCount: 1,
+            loadedAt: new Date().toISOString(),
+          },
         },
       },
     ]);
     const alert = await eventually(
-      async () => (await (await new ProjectionCatalog(db).collection('alerts')).findOne({ operationExtId: op.extId })) ?? undefined,
+      async () =>
+        (await (
+          await new ProjectionCatalog(db).collection('alerts')
+        ).findOne({ operationExtId: op.extId })) ?? undefined,
       120000,
       'alert raised by the triggered run',
     );
-    expect(alert).toMatchObject({ businessUnit: 'DEMO', entryId: sanctioned.entryId, list: 'SANCTIONS', runId: expect.stringContaining(version) });
+    expect(alert).toMatchObject({
+      businessUnit: 'DEMO',
+      entryId: sanctioned.entryId,
+      list: 'SANCTIONS',
+      runId: expect.stringContaining(version),
+    });
   });
 });

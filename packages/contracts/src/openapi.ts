@@ -270,6 +270,7 @@ export function buildOpenApi(): Json {
               ref('CommunicationsEventsResponse'),
               'Events in order; errors holds rejections of the communication.',
             ),
+            '400': json(ref('ErrorBody'), 'communicationNumber or businessUnit empty or over 255 characters (V001).'),
             '404': json(ref('ErrorBody'), 'Unknown communicationNumber (NOT_FOUND).'),
             ...readErrors,
           },
@@ -287,6 +288,7 @@ export function buildOpenApi(): Json {
           ],
           responses: {
             '200': json(ref('CustomerView'), 'The customer.'),
+            '400': json(ref('ErrorBody'), 'A path parameter over 255 characters (V001).'),
             '404': json(ref('ErrorBody'), 'Unknown customer (NOT_FOUND).'),
             ...readErrors,
           },
@@ -346,6 +348,7 @@ export function buildOpenApi(): Json {
           responses: {
             '202': json(ref('CommandAccepted'), 'Accepted; the outcome arrives as an event.'),
             '400': json(ref('ErrorBody'), 'Invalid body (V001 with errors).'),
+            '404': json(ref('ErrorBody'), 'No such customer in this business unit (NOT_FOUND).'),
             ...commonErrors,
           },
         },

@@ -1,12 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type { MongoClient } from 'mongodb';
-import { Health, createMetricsRegistry, startHealthServer, type HealthServer, type Logger } from '@crs/runtime';
+import {
+  Health,
+  createMetricsRegistry,
+  startHealthServer,
+  type HealthServer,
+  type Logger,
+} from '@crs/runtime';
 import type { OperationTopicEvent } from '@crs/contracts';
 import { AtLeastOnceConsumer, DurablePublisher, setUpMessaging } from '@crs/messaging';
 import { ProjectionCatalog, connectMongo, pingMongo } from '@crs/store';
 import { resolveSharedDataDir } from '@crs/screening-core';
 import { OperationDeciderShell } from './decider/operation-decider-shell';
-import { applyOperationEvent, type AlertDoc, type OperationCollections, type OperationDoc } from './projections/operation-projection';
+import {
+  applyOperationEvent,
+  type AlertDoc,
+  type OperationCollections,
+  type OperationDoc,
+} from './projections/operation-projection';
 import { RetroMonitor } from './retro/retro-monitor';
 import { RetroScheduler } from './retro/retro-scheduler';
 import { loadSanctionsFromDataDir } from './retro/sanctions-index';
@@ -39,7 +50,11 @@ function announcedVersion(value: unknown): string | undefined {
  * events, exactly once), the operations/alerts projection (at least once, idempotent) and
  * retrospective monitoring of counterparties whenever a new list snapshot is announced.
  */
-export function buildArchiveService(config: ArchiveConfig, logger: Logger, clock: () => Date = () => new Date()): ArchiveService {
+export function buildArchiveService(
+  config: ArchiveConfig,
+  logger: Logger,
+  clock: () => Date = () => new Date(),
+): ArchiveService {
   const metrics = createMetricsRegistry('archive');
   const health = new Health();
   let server: HealthServer | undefined;
@@ -53,7 +68,12 @@ export function buildArchiveService(config: ArchiveConfig, logger: Logger, clock
   return {
     healthPort: () => server?.port ?? 0,
     async start() {
-      server = await startHealthServer({ health, metrics, port: config.HEALTH_PORT, host: config.HEALTH_HOST });
+      server = await startHealthServer({
+        health,
+        metrics,
+        port: config.HEALTH_PORT,
+        host: config.HEALTH_HOST,
+      });
       const mongo = await connectMongo(config);
       client = mongo.client;
       const db = mongo.db;

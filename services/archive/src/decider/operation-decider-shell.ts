@@ -1,6 +1,11 @@
 import type { Kafka } from 'kafkajs';
 import { Counter, type Logger, type Registry } from '@crs/runtime';
-import type { ArchiveOperationCommand, OperationData, OperationEvent, OperationTopicEvent } from '@crs/contracts';
+import type {
+  ArchiveOperationCommand,
+  OperationData,
+  OperationEvent,
+  OperationTopicEvent,
+} from '@crs/contracts';
 import {
   StreamReader,
   TransactionalProcessor,
@@ -118,16 +123,26 @@ export class OperationDeciderShell {
       const decided: NewOperationEvent[] = decide(item.input, state);
       if (decided.length === 0) {
         const reason =
-          item.input.type === 'ReceiveOperation' ? 'same_content' : state.exists ? 'already_archived' : 'unknown_operation';
+          item.input.type === 'ReceiveOperation'
+            ? 'same_content'
+            : state.exists
+              ? 'already_archived'
+              : 'unknown_operation';
         this.ignored.labels(reason).inc();
         if (reason === 'unknown_operation') {
-          this.deps.logger.warn({ streamId: item.streamId }, 'archive requested for an operation that is not registered; nothing recorded');
+          this.deps.logger.warn(
+            { streamId: item.streamId },
+            'archive requested for an operation that is not registered; nothing recorded',
+          );
         }
         continue;
       }
       let next = state;
       decided.forEach((e, i) => {
-        const customerExtId = e.type === 'OperationRegistered' ? e.data.operation.customerExtId : (state.operation?.customerExtId ?? '');
+        const customerExtId =
+          e.type === 'OperationRegistered'
+            ? e.data.operation.customerExtId
+            : (state.operation?.customerExtId ?? '');
         const event = {
           eventId: deriveEventId(item.commandId, i),
           type: e.type,
@@ -171,16 +186,33 @@ export class OperationDeciderShell {
     const streamId = streamKey(op.businessUnit, op.extId);
     if (m.key !== streamId) {
       // The ordering guarantee of one operation rests on the key; a wrong key is the publisher's bug.
-      this.deps.logger.warn({ partition: m.partition, offset: m.offset, expectedKey: streamId }, 'operation published under an unexpected key');
+      this.deps.logger.warn(
+        { partition: m.partition, offset: m.offset, expectedKey: streamId },
+        'operation published under an unexpected key',
+      );
     }
     // Kafka coordinates identify an ingest message for good: a re-processed batch derives the same event ids.
     const commandId = `ingest:${m.partition}:${m.offset}`;
-    return { commandId, correlationId: commandId, streamId, businessUnit: op.businessUnit, operationExtId: op.extId, input: { type: 'ReceiveOperation', operation: op } };
+    return {
+      commandId,
+      correlationId: commandId,
+      streamId,
+      businessUnit: op.businessUnit,
+      operationExtId: op.extId,
+      input: { type: 'ReceiveOperation', operation: op },
+    };
   }
 
   private fromCommand(m: DecodedMessage<ArchiveOperationCommand>): Pending {
     const c = m.value;
-    return { commandId: c.commandId, correlationId: c.correlationId, streamId: c.streamId, businessUnit: c.businessUnit, operationExtId: c.operationExtId, input: c };
+    return {
+      commandId: c.commandId,
+      correlationId: c.correlationId,
+      streamId: c.streamId,
+      businessUnit: c.businessUnit,
+      operationExtId: c.operationExtId,
+      input: c,
+    };
   }
 
   async start(): Promise<void> {
@@ -197,7 +229,11 @@ export class OperationDeciderShell {
     await this.reader.waitUntilCaughtUp();
     logger.info({ operations: this.states.size }, 'operation decider state rebuilt');
     const reader = this.reader;
-    const make = <T>(owner: 'ingest' | 'commands', topic: string, toPending: (m: DecodedMessage<T>) => Pending) =>
+    const make = <T>(
+      owner: 'ingest' | 'commands',
+      topic: string,
+      toPending: (m: DecodedMessage<T>) => Pending,
+    ) =>
       new TransactionalProcessor<T>({
         kafka,
         serde,
@@ -214,8 +250,13 @@ export class OperationDeciderShell {
         },
       });
     const ingest = make<OperationData>('ingest', topics.operationIngest, (m) => this.fromIngest(m));
-    const commands = make<ArchiveOperationCommand>('commands', topics.operationCommands, (m) => this.fromCommand(m));
-    this.processors.push(ingest as TransactionalProcessor<unknown>, commands as TransactionalProcessor<unknown>);
+    const commands = make<ArchiveOperationCommand>('commands', topics.operationCommands, (m) =>
+      this.fromCommand(m),
+    );
+    this.processors.push(
+      ingest as TransactionalProcessor<unknown>,
+      commands as TransactionalProcessor<unknown>,
+    );
     await ingest.start();
     await commands.start();
   }

@@ -1,4 +1,9 @@
-import type { ArchiveOperationCommand, OperationArchived, OperationData, OperationRegistered } from '@crs/contracts';
+import type {
+  ArchiveOperationCommand,
+  OperationArchived,
+  OperationData,
+  OperationRegistered,
+} from '@crs/contracts';
 import type { OperationState } from './operation-state';
 
 /** An operation message from upstream, as the shell hands it to the decider. */
@@ -42,15 +47,23 @@ export function sameContent(a: OperationData | undefined, b: OperationData): boo
  *   was never registered, decides nothing (the HTTP layer answers 404 for unknown operations before a
  *   command is ever published, so the unknown case is only a race with the ingest and needs no event).
  */
-export function decide(input: OperationInput, state: OperationState, _ctx: OperationDecisionContext = {}): NewOperationEvent[] {
+export function decide(
+  input: OperationInput,
+  state: OperationState,
+  _ctx: OperationDecisionContext = {},
+): NewOperationEvent[] {
   switch (input.type) {
     case 'ReceiveOperation':
       if (sameContent(state.operation, input.operation)) return [];
-      return [{ type: 'OperationRegistered', data: { operation: input.operation, revision: state.revision + 1 } }];
+      return [
+        { type: 'OperationRegistered', data: { operation: input.operation, revision: state.revision + 1 } },
+      ];
     case 'ArchiveOperation': {
       if (!state.exists || state.archived) return [];
       const { requestedBy, reason } = input.data;
-      return [{ type: 'OperationArchived', data: { requestedBy, ...(reason !== undefined ? { reason } : {}) } }];
+      return [
+        { type: 'OperationArchived', data: { requestedBy, ...(reason !== undefined ? { reason } : {}) } },
+      ];
     }
     default: {
       const unreachable: never = input;

@@ -22,7 +22,10 @@ function operation(overrides: Partial<OperationData> = {}): OperationData {
   };
 }
 
-const receive = (op: OperationData = operation()): OperationInput => ({ type: 'ReceiveOperation', operation: op });
+const receive = (op: OperationData = operation()): OperationInput => ({
+  type: 'ReceiveOperation',
+  operation: op,
+});
 
 function archive(reason?: string): ArchiveOperationCommand {
   return {
@@ -65,13 +68,22 @@ function history(...inputs: OperationInput[]): OperationEvent[] {
 
 describe('an operation received from upstream', () => {
   it('is registered as revision 1 the first time', () => {
-    spec.given([]).when(receive()).then([{ type: 'OperationRegistered', data: { operation: operation(), revision: 1 } }]);
+    spec
+      .given([])
+      .when(receive())
+      .then([{ type: 'OperationRegistered', data: { operation: operation(), revision: 1 } }]);
   });
 
   it('received again with the same content (a redelivery) decides nothing, whatever the field order', () => {
     const { counterparty, ...rest } = operation();
-    const reordered = { counterparty: { country: counterparty.country, account: counterparty.account, name: counterparty.name }, ...rest };
-    spec.given(history(receive())).when(receive(reordered as OperationData)).thenNothing();
+    const reordered = {
+      counterparty: { country: counterparty.country, account: counterparty.account, name: counterparty.name },
+      ...rest,
+    };
+    spec
+      .given(history(receive()))
+      .when(receive(reordered as OperationData))
+      .thenNothing();
   });
 
   it('received with changed content is registered again as the next revision', () => {
@@ -85,7 +97,9 @@ describe('an operation received from upstream', () => {
   it('a new revision of an archived operation is recorded and the operation stays archived', () => {
     const given = spec.given(history(receive(), archive()));
     const corrected = operation({ description: 'corrected' });
-    given.when(receive(corrected)).then([{ type: 'OperationRegistered', data: { operation: corrected, revision: 2 } }]);
+    given
+      .when(receive(corrected))
+      .then([{ type: 'OperationRegistered', data: { operation: corrected, revision: 2 } }]);
     const after = [...history(receive(), archive())].reduce(evolve, initialState());
     const next = evolve(after, {
       ...history(receive())[0]!,

@@ -34,9 +34,17 @@ function envelope(version: number, at: string) {
 }
 
 const history: OperationTopicEvent[] = [
-  { ...envelope(1, '2026-01-01T00:00:00.000Z'), type: 'OperationRegistered', data: { operation: op, revision: 1 } },
+  {
+    ...envelope(1, '2026-01-01T00:00:00.000Z'),
+    type: 'OperationRegistered',
+    data: { operation: op, revision: 1 },
+  },
   { ...envelope(2, '2026-01-02T00:00:00.000Z'), type: 'OperationArchived', data: { requestedBy: 'clerk' } },
-  { ...envelope(3, '2026-01-03T00:00:00.000Z'), type: 'OperationRegistered', data: { operation: { ...op, amount: 12 }, revision: 2 } },
+  {
+    ...envelope(3, '2026-01-03T00:00:00.000Z'),
+    type: 'OperationRegistered',
+    data: { operation: { ...op, amount: 12 }, revision: 2 },
+  },
   {
     eventId: 'retro-1',
     type: 'RetroMonitoringAlertRaised',
@@ -94,7 +102,14 @@ describe('operations projection (idempotent, on the real store)', () => {
         registeredAt: '2026-01-01T00:00:00.000Z',
       }),
     ]);
-    expect(once.alerts).toEqual([expect.objectContaining({ _id: 'retro-1', kind: 'RETRO_MONITORING', entryId: '123', operationExtId: 'OP-1' })]);
+    expect(once.alerts).toEqual([
+      expect.objectContaining({
+        _id: 'retro-1',
+        kind: 'RETRO_MONITORING',
+        entryId: '123',
+        operationExtId: 'OP-1',
+      }),
+    ]);
 
     for (const e of history) {
       await applyOperationEvent(db, names, e);

@@ -57,7 +57,11 @@ function isDuplicateKey(err: unknown): boolean {
  * version (an upsert that collides on _id with a newer document means "already applied"), alerts are
  * keyed by their event id. Only operations FerretDB v1 supports are used.
  */
-export async function applyOperationEvent(db: Db, names: OperationCollections, event: OperationTopicEvent): Promise<void> {
+export async function applyOperationEvent(
+  db: Db,
+  names: OperationCollections,
+  event: OperationTopicEvent,
+): Promise<void> {
   switch (event.type) {
     case 'OperationRegistered': {
       const op = event.data.operation;

@@ -33,7 +33,9 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** One alert per operation, list entry and list snapshot: the id is derived from exactly those. */
 export function alertId(streamId: string, source: string, entryId: string, snapshotVersion: string): string {
-  const digest = createHash('sha256').update(`${streamId}\u0000${source}\u0000${entryId}\u0000${snapshotVersion}`).digest('hex');
+  const digest = createHash('sha256')
+    .update(`${streamId}\u0000${source}\u0000${entryId}\u0000${snapshotVersion}`)
+    .digest('hex');
   return `retro-${digest.slice(0, 40)}`;
 }
 
@@ -54,7 +56,10 @@ export class RetroMonitor {
     const operations = await opts.operations();
     const alerts = await opts.alerts();
     const summary: RetroRunSummary = { runId, fromDate, scanned: 0, matched: 0, raised: 0, alreadyRaised: 0 };
-    opts.logger.info({ runId, fromDate, sanctionsEntries: sanctions.entryCount }, 'retro monitoring run started');
+    opts.logger.info(
+      { runId, fromDate, sanctionsEntries: sanctions.entryCount },
+      'retro monitoring run started',
+    );
     let after: string | undefined;
     for (;;) {
       const filter: Record<string, unknown> = { archived: { $ne: true }, date: { $gte: fromDate } };
@@ -65,7 +70,11 @@ export class RetroMonitor {
       const candidates: RetroMonitoringAlertRaised[] = [];
       for (const op of chunk) {
         summary.scanned++;
-        const hits = screen(sanctions.index, { name: op.counterparty.name, lists: ['SANCTIONS'] }, { threshold });
+        const hits = screen(
+          sanctions.index,
+          { name: op.counterparty.name, lists: ['SANCTIONS'] },
+          { threshold },
+        );
         for (const hit of hits) {
           summary.matched++;
           const snapshotVersion = sanctions.versions.get(hit.source) ?? 'unknown';
@@ -98,14 +107,25 @@ export class RetroMonitor {
         }
       }
       const known = candidates.length
-        ? new Set((await alerts.find({ _id: { $in: candidates.map((c) => c.eventId) } }, { projection: { _id: 1 } }).toArray()).map((a) => a._id))
+        ? new Set(
+            (
+              await alerts
+                .find({ _id: { $in: candidates.map((c) => c.eventId) } }, { projection: { _id: 1 } })
+                .toArray()
+            ).map((a) => a._id),
+          )
         : new Set<string>();
       const fresh = candidates.filter((c) => !known.has(c.eventId));
       summary.alreadyRaised += candidates.length - fresh.length;
-      await opts.publisher.publish(fresh.map((e) => ({ topic: opts.eventsTopic, key: e.streamId, type: e.type, value: e })));
+      await opts.publisher.publish(
+        fresh.map((e) => ({ topic: opts.eventsTopic, key: e.streamId, type: e.type, value: e })),
+      );
       summary.raised += fresh.length;
       // Counts only: counterparty names are personal data and stay out of the logs.
-      opts.logger.info({ runId, scanned: summary.scanned, raised: summary.raised }, 'retro monitoring progress');
+      opts.logger.info(
+        { runId, scanned: summary.scanned, raised: summary.raised },
+        'retro monitoring progress',
+      );
       if (chunk.length < opts.chunkSize) break;
     }
     opts.logger.info({ ...summary }, 'retro monitoring run finished');

@@ -29,7 +29,10 @@ export class RetroScheduler {
       try {
         await this.runOnce(trigger);
       } catch (err) {
-        this.logger.error({ err, trigger }, 'retro monitoring run failed; it runs again on the next list snapshot');
+        this.logger.error(
+          { err, trigger },
+          'retro monitoring run failed; it runs again on the next list snapshot',
+        );
       }
     }
   }

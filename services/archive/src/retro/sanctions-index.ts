@@ -34,7 +34,10 @@ export function loadSanctionsFromDataDir(dataDir: string, loadedAt: string): San
   const lists = path.join(dataDir, 'lists');
   return indexSanctions([
     loadOfacSdn({ primary: path.join(lists, 'sdn.csv'), alt: path.join(lists, 'alt.csv') }, loadedAt),
-    loadOfacConsolidated({ primary: path.join(lists, 'cons_prim.csv'), alt: path.join(lists, 'cons_alt.csv') }, loadedAt),
+    loadOfacConsolidated(
+      { primary: path.join(lists, 'cons_prim.csv'), alt: path.join(lists, 'cons_alt.csv') },
+      loadedAt,
+    ),
     loadUnConsolidated(path.join(lists, 'UN_consolidated.xml'), loadedAt),
   ]);
 }

@@ -38,7 +38,12 @@ export class OperationArchiveRequests {
     private readonly clock: () => Date,
   ) {}
 
-  async archive(req: { businessUnit: string; extId: string; requestedBy: string; requestId: string }): Promise<string> {
+  async archive(req: {
+    businessUnit: string;
+    extId: string;
+    requestedBy: string;
+    requestId: string;
+  }): Promise<string> {
     const publisher = this.publisher();
     if (!publisher) throw new BrokerUnavailableError('publisher not started');
     const commandId = randomUUID();
@@ -54,7 +59,9 @@ export class OperationArchiveRequests {
       issuedBy: req.requestedBy,
       data: { extId: req.extId, businessUnit: req.businessUnit, requestedBy: req.requestedBy },
     };
-    await publisher.publish([{ topic: this.commandsTopic, key: streamId, type: command.type, value: command }]);
+    await publisher.publish([
+      { topic: this.commandsTopic, key: streamId, type: command.type, value: command },
+    ]);
     return commandId;
   }
 }
@@ -77,9 +84,12 @@ function checkParam(value: unknown, name: string, required: boolean): FieldError
   if (value === undefined || value === '') {
     return required ? fieldError(name, FieldProblems.Required, `${name} is required`) : undefined;
   }
-  if (typeof value !== 'string') return fieldError(name, FieldProblems.InvalidType, `${name} must be given once, as a string`);
-  if (value.length > MAX_PARAM) return fieldError(name, FieldProblems.TooLong, `${name} is longer than ${MAX_PARAM} characters`);
-  if (value.includes('\u0000')) return fieldError(name, FieldProblems.ForbiddenCharacter, `${name} contains a forbidden character`);
+  if (typeof value !== 'string')
+    return fieldError(name, FieldProblems.InvalidType, `${name} must be given once, as a string`);
+  if (value.length > MAX_PARAM)
+    return fieldError(name, FieldProblems.TooLong, `${name} is longer than ${MAX_PARAM} characters`);
+  if (value.includes('\u0000'))
+    return fieldError(name, FieldProblems.ForbiddenCharacter, `${name} contains a forbidden character`);
   return undefined;
 }
 
@@ -95,9 +105,17 @@ function windowBound(value: unknown, name: string, end: boolean): { error?: Fiel
   const problem = checkParam(value, name, true);
   if (problem) return { error: problem };
   const text = value as string;
-  const ms = DATE.test(text) ? Date.parse(`${text}T00:00:00.000Z`) + (end ? 24 * 3600 * 1000 - 1 : 0) : Date.parse(text);
+  const ms = DATE.test(text)
+    ? Date.parse(`${text}T00:00:00.000Z`) + (end ? 24 * 3600 * 1000 - 1 : 0)
+    : Date.parse(text);
   if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}/.test(text)) {
-    return { error: fieldError(name, FieldProblems.InvalidDate, `${name} must be a date (YYYY-MM-DD) or an ISO 8601 date-time`) };
+    return {
+      error: fieldError(
+        name,
+        FieldProblems.InvalidDate,
+        `${name} must be a date (YYYY-MM-DD) or an ISO 8601 date-time`,
+      ),
+    };
   }
   return { iso: new Date(ms).toISOString() };
 }
@@ -115,32 +133,46 @@ function authenticateAny(verifier: TokenVerifier, scopes: [Scope, ...Scope[]]): 
 /** Archiving of operations and the operations reconciliation list (reference product). */
 export function operationRoutes(deps: OperationRouteDeps): Router {
   const router = Router();
-  const requests = new OperationArchiveRequests(deps.publisher, topicNames(deps.topicPrefix).operationCommands, deps.clock);
+  const requests = new OperationArchiveRequests(
+    deps.publisher,
+    topicNames(deps.topicPrefix).operationCommands,
+    deps.clock,
+  );
   const operations = () => deps.catalog.collection<OperationDoc>('operations');
 
-  router.delete('/api/integration-services/v1/discard-operations', authenticateAny(deps.verifier, ['operations:archive']), async (req: Request, res) => {
-    rejectIfAny([checkParam(req.query.extId, 'extId', true), checkParam(req.query.businessUnit, 'businessUnit', true)]);
-    const extId = req.query.extId as string;
-    const businessUnit = req.query.businessUnit as string;
-    assertBusinessUnit(req, businessUnit);
-    const doc = await (await operations()).findOne({ businessUnit, extId }, { projection: { _id: 1, archived: 1 } });
-    if (!doc) throw new ResourceNotFoundError('Operation not found');
-    // Already archived: the archive is where the client wants it; nothing new to record.
-    if (doc.archived !== true) {
-      try {
-        await requests.archive({
-          businessUnit,
-          extId,
-          requestedBy: principalOf(req).subject,
-          requestId: (req as Request & { id?: string }).id ?? randomUUID(),
-        });
-      } catch (err) {
-        if (err instanceof BrokerUnavailableError) throw new ServiceUnavailableError(deps.retryAfterSeconds);
-        throw err;
+  router.delete(
+    '/api/integration-services/v1/discard-operations',
+    authenticateAny(deps.verifier, ['operations:archive']),
+    async (req: Request, res) => {
+      rejectIfAny([
+        checkParam(req.query.extId, 'extId', true),
+        checkParam(req.query.businessUnit, 'businessUnit', true),
+      ]);
+      const extId = req.query.extId as string;
+      const businessUnit = req.query.businessUnit as string;
+      assertBusinessUnit(req, businessUnit);
+      const doc = await (
+        await operations()
+      ).findOne({ businessUnit, extId }, { projection: { _id: 1, archived: 1 } });
+      if (!doc) throw new ResourceNotFoundError('Operation not found');
+      // Already archived: the archive is where the client wants it; nothing new to record.
+      if (doc.archived !== true) {
+        try {
+          await requests.archive({
+            businessUnit,
+            extId,
+            requestedBy: principalOf(req).subject,
+            requestId: (req as Request & { id?: string }).id ?? randomUUID(),
+          });
+        } catch (err) {
+          if (err instanceof BrokerUnavailableError)
+            throw new ServiceUnavailableError(deps.retryAfterSeconds);
+          throw err;
+        }
       }
-    }
-    res.status(200).json({});
-  });
+      res.status(200).json({});
+    },
+  );
 
   router.get(
     '/api/integration-services/v1/operations-reconciliation',
@@ -150,9 +182,18 @@ export function operationRoutes(deps: OperationRouteDeps): Router {
       const till = windowBound(req.query.registeredTill, 'registeredTill', true);
       rejectIfAny([from.error, till.error, checkParam(req.query.businessUnit, 'businessUnit', false)]);
       if (from.iso! > till.iso!) {
-        rejectIfAny([fieldError('registeredTill', FieldProblems.OutOfRange, 'registeredTill must not be before registeredFrom')]);
+        rejectIfAny([
+          fieldError(
+            'registeredTill',
+            FieldProblems.OutOfRange,
+            'registeredTill must not be before registeredFrom',
+          ),
+        ]);
       }
-      const requested = typeof req.query.businessUnit === 'string' && req.query.businessUnit !== '' ? req.query.businessUnit : undefined;
+      const requested =
+        typeof req.query.businessUnit === 'string' && req.query.businessUnit !== ''
+          ? req.query.businessUnit
+          : undefined;
       const filter: Record<string, unknown> = { registeredAt: { $gte: from.iso, $lte: till.iso } };
       if (requested) {
         assertBusinessUnit(req, requested);
@@ -161,12 +202,16 @@ export function operationRoutes(deps: OperationRouteDeps): Router {
         const allowed = allowedBusinessUnits(principalOf(req));
         if (allowed !== '*') filter.businessUnit = { $in: [...allowed] };
       }
-      const docs = await (await operations())
+      const docs = await (
+        await operations()
+      )
         .find(filter, { projection: { extId: 1, businessUnit: 1 } })
         .sort({ registeredAt: 1, _id: 1 })
         .limit(MAX_RECONCILIATION_ROWS)
         .toArray();
-      res.status(200).json({ operations: docs.map((d) => ({ extId: d.extId, businessUnit: d.businessUnit })) });
+      res
+        .status(200)
+        .json({ operations: docs.map((d) => ({ extId: d.extId, businessUnit: d.businessUnit })) });
     },
   );
 
