@@ -21,7 +21,8 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 STACK_SRC="$ROOT/deploy/local/stack"
-LOCAL="$ROOT/.local"
+# STACK_LOCAL_DIR runs a second, independent stack (own data, logs, pid files; give it other ports too).
+LOCAL="${STACK_LOCAL_DIR:-$ROOT/.local}"
 RUN_DIR="$LOCAL/run"
 LOG_DIR="$LOCAL/logs"
 CACHE_DIR="${STACK_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/crs-stack}"
@@ -153,7 +154,8 @@ log_file() { echo "$LOG_DIR/$1.log"; }
 
 is_ours() {
   local pid="$1" cmdline
-  cmdline="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" || return 1
+  # The process may exit while we look: a missing /proc entry just means "not ours any more".
+  cmdline="$( { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null)" || return 1
   case "$cmdline" in
     *"$JAVA_MARKER "* | *"--state-dir=$FERRETDB_STATE_DIR"*) return 0 ;;
     *) return 1 ;;

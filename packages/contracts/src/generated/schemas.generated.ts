@@ -2057,8 +2057,16 @@ export const schemaDocuments: ReadonlyArray<Readonly<Record<string, unknown>>> =
     description: 'Body of GET /health/live and /health/ready.',
     type: 'object',
     properties: {
-      status: { type: 'string', enum: ['ok', 'unavailable'] },
-      checks: { type: 'object', additionalProperties: { type: 'string', enum: ['ok', 'unavailable'] } },
+      status: {
+        type: 'string',
+        enum: ['UP', 'DOWN'],
+        description: 'UP when live (or ready); DOWN otherwise, with status 503.',
+      },
+      checks: {
+        type: 'object',
+        description: 'Readiness only: each dependency check and whether it passed.',
+        additionalProperties: { type: 'boolean' },
+      },
     },
     required: ['status'],
     additionalProperties: false,

@@ -4,8 +4,14 @@
  * Body of GET /health/live and /health/ready.
  */
 export type HealthResponse = {
-  status: 'ok' | 'unavailable';
+  /**
+   * UP when live (or ready); DOWN otherwise, with status 503.
+   */
+  status: 'UP' | 'DOWN';
+  /**
+   * Readiness only: each dependency check and whether it passed.
+   */
   checks?: {
-    [k: string]: ('ok' | 'unavailable') | undefined;
+    [k: string]: boolean | undefined;
   };
 };
