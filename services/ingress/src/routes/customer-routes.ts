@@ -8,7 +8,7 @@ import {
   type Validators,
   type BatchResultItem,
 } from '@crs/contracts';
-import { AuthForbiddenBusinessUnitError, Scopes, type TokenVerifier } from '@crs/auth';
+import { AuthForbiddenBusinessUnitError, type TokenVerifier } from '@crs/auth';
 import { BrokerUnavailableError } from '@crs/messaging';
 import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
 import { ApiError, RequestInvalidError, ServiceUnavailableError } from '../http/api-error';

@@ -39,12 +39,20 @@ export class CustomerDirectory {
       case 'CustomerUpdated': {
         const prev = this.internal.get(event.streamId);
         const purpose = event.data.customer.listPurpose ?? prev?.purpose;
-        this.internal.set(event.streamId, { businessUnit: event.businessUnit, customer: event.data.customer, ...(purpose ? { purpose } : {}) });
+        this.internal.set(event.streamId, {
+          businessUnit: event.businessUnit,
+          customer: event.data.customer,
+          ...(purpose ? { purpose } : {}),
+        });
         return this.bump(prev?.purpose === 'BLACK' || purpose === 'BLACK');
       }
       case 'InternalListPurposeRecorded': {
         const prev = this.internal.get(event.streamId);
-        this.internal.set(event.streamId, { businessUnit: event.businessUnit, ...prev, purpose: event.data.listPurpose });
+        this.internal.set(event.streamId, {
+          businessUnit: event.businessUnit,
+          ...prev,
+          purpose: event.data.listPurpose,
+        });
         return this.bump(prev?.purpose !== event.data.listPurpose);
       }
       case 'ScreeningRequested': {
@@ -93,7 +101,13 @@ export class CustomerDirectory {
         ...(subject.identifiers ? { identifiers: subject.identifiers } : {}),
       });
     }
-    return makeSnapshot('INTERNAL_LIST', INTERNAL_CUSTOMERS_SOURCE, [Buffer.from(JSON.stringify(entries))], entries, loadedAt);
+    return makeSnapshot(
+      'INTERNAL_LIST',
+      INTERNAL_CUSTOMERS_SOURCE,
+      [Buffer.from(JSON.stringify(entries))],
+      entries,
+      loadedAt,
+    );
   }
 
   get revision(): number {

@@ -4,7 +4,18 @@ import { CustomerDirectory, INTERNAL_CUSTOMERS_SOURCE } from './customer-directo
 let v = 0;
 function event(type: CustomerEvent['type'], streamId: string, data: Record<string, unknown>): CustomerEvent {
   const [businessUnit, customerExtId] = streamId.split(':') as [string, string];
-  return { eventId: `e${++v}`, type, streamId, streamVersion: v, occurredAt: '2026-01-01T00:00:00Z', correlationId: `comm-${v}`, causationId: 'c', businessUnit, customerExtId, data } as CustomerEvent;
+  return {
+    eventId: `e${++v}`,
+    type,
+    streamId,
+    streamVersion: v,
+    occurredAt: '2026-01-01T00:00:00Z',
+    correlationId: `comm-${v}`,
+    causationId: 'c',
+    businessUnit,
+    customerExtId,
+    data,
+  } as CustomerEvent;
 }
 const person = (first: string, last: string, extra: Record<string, unknown> = {}) => ({
   customer: { entityType: 'INDIVIDUAL', firstName: first, lastName: last, ...extra },
@@ -15,10 +26,25 @@ const person = (first: string, last: string, extra: Record<string, unknown> = {}
 describe('CustomerDirectory', () => {
   it('lists the customers marked BLACK as the customer-derived internal list, and drops them when marked WHITE', () => {
     const d = new CustomerDirectory();
-    expect(d.apply(event('CustomerCreated', 'DEMO:A', person('Ann', 'Black', { listPurpose: 'BLACK', birthDate: '1980-01-01' })))).toBe(true);
+    expect(
+      d.apply(
+        event(
+          'CustomerCreated',
+          'DEMO:A',
+          person('Ann', 'Black', { listPurpose: 'BLACK', birthDate: '1980-01-01' }),
+        ),
+      ),
+    ).toBe(true);
     expect(d.apply(event('CustomerCreated', 'DEMO:B', person('Bob', 'Plain')))).toBe(false);
     expect(d.internalSnapshot('t').entries).toEqual([
-      { list: 'INTERNAL_LIST', source: INTERNAL_CUSTOMERS_SOURCE, id: 'DEMO:A', entityType: 'INDIVIDUAL', names: ['Ann Black'], birthDates: ['1980-01-01'] },
+      {
+        list: 'INTERNAL_LIST',
+        source: INTERNAL_CUSTOMERS_SOURCE,
+        id: 'DEMO:A',
+        entityType: 'INDIVIDUAL',
+        names: ['Ann Black'],
+        birthDates: ['1980-01-01'],
+      },
     ]);
     expect(d.apply(event('InternalListPurposeRecorded', 'DEMO:B', { listPurpose: 'BLACK' }))).toBe(true);
     expect(d.apply(event('InternalListPurposeRecorded', 'DEMO:A', { listPurpose: 'WHITE' }))).toBe(true);
@@ -27,10 +53,22 @@ describe('CustomerDirectory', () => {
 
   it('remembers the last screened subjects, the requested lists and the last hits per list', () => {
     const d = new CustomerDirectory();
-    d.apply(event('ScreeningRequested', 'DEMO:A', { requestId: 'r1', lists: ['SANCTIONS'], customer: person('Ann', 'Example').customer }));
-    const second = event('ScreeningRequested', 'DEMO:A', { requestId: 'r2', lists: ['PEP'], customer: person('Ann', 'Changed').customer });
+    d.apply(
+      event('ScreeningRequested', 'DEMO:A', {
+        requestId: 'r1',
+        lists: ['SANCTIONS'],
+        customer: person('Ann', 'Example').customer,
+      }),
+    );
+    const second = event('ScreeningRequested', 'DEMO:A', {
+      requestId: 'r2',
+      lists: ['PEP'],
+      customer: person('Ann', 'Changed').customer,
+    });
     d.apply(second);
-    d.apply(event('ScreeningCompleted', 'DEMO:A', { requestId: 'r2', list: 'PEP', matched: false, hits: [] }));
+    d.apply(
+      event('ScreeningCompleted', 'DEMO:A', { requestId: 'r2', list: 'PEP', matched: false, hits: [] }),
+    );
     const s = d.screened.get('DEMO:A')!;
     expect(s.lists).toEqual(['SANCTIONS', 'PEP']);
     expect(s.subjects.map((x) => x.names)).toEqual([['Ann Changed']]);

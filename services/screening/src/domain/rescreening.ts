@@ -16,7 +16,9 @@ export function mergeRescreenedHits(
   const kept = previous.filter((h) => !(h.source === source && gone.has(h.entryId)));
   const seen = new Set(kept.map((h) => `${h.subject ?? 'CUSTOMER'}|${h.source}|${h.entryId}`));
   const added = fresh.filter((h) => !seen.has(`${h.subject ?? 'CUSTOMER'}|${h.source}|${h.entryId}`));
-  return [...kept, ...added].sort((a, b) => b.score - a.score || a.source.localeCompare(b.source) || a.entryId.localeCompare(b.entryId));
+  return [...kept, ...added].sort(
+    (a, b) => b.score - a.score || a.source.localeCompare(b.source) || a.entryId.localeCompare(b.entryId),
+  );
 }
 
 /** Splits work into chunks of at most `size` items, so a large re-screening yields between chunks. */

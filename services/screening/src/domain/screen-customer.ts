@@ -30,13 +30,20 @@ export function screenSubjects(
   thresholds: Record<ScreeningList, number>,
   admit: (hit: Hit) => boolean = () => true,
 ): Record<ScreeningListName, ScreeningHitData[]> {
-  const out = Object.fromEntries(lists.map((l) => [l, [] as ScreeningHitData[]])) as Record<ScreeningListName, ScreeningHitData[]>;
+  const out = Object.fromEntries(lists.map((l) => [l, [] as ScreeningHitData[]])) as Record<
+    ScreeningListName,
+    ScreeningHitData[]
+  >;
   if (lists.length === 0) return out;
   for (const subject of subjects) {
     const best = new Map<string, Hit>();
     for (const query of subjectQueries(subject)) {
       for (const index of indexes) {
-        for (const hit of screen(index, { ...query, lists: [...lists] }, { threshold: thresholds, limit: MAX_HITS_PER_SUBJECT })) {
+        for (const hit of screen(
+          index,
+          { ...query, lists: [...lists] },
+          { threshold: thresholds, limit: MAX_HITS_PER_SUBJECT },
+        )) {
           if (!admit(hit)) continue;
           const key = `${hit.source}|${hit.entryId}`;
           const prev = best.get(key);
@@ -48,7 +55,11 @@ export function screenSubjects(
   }
   for (const l of lists) {
     out[l].sort(
-      (a, b) => b.score - a.score || (a.subject ?? '').localeCompare(b.subject ?? '') || a.source.localeCompare(b.source) || a.entryId.localeCompare(b.entryId),
+      (a, b) =>
+        b.score - a.score ||
+        (a.subject ?? '').localeCompare(b.subject ?? '') ||
+        a.source.localeCompare(b.source) ||
+        a.entryId.localeCompare(b.entryId),
     );
   }
   return out;

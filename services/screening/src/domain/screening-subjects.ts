@@ -46,7 +46,14 @@ function subjectOf(rec: Rec, key: string, extraCountries: string[]): ScreeningSu
     present(
       (org
         ? ['registrationCountry', 'country', ...extraCountries]
-        : ['citizenshipCountry', 'secondCitizenshipCountry', 'birthCountry', 'permanentResidenceCountry', 'country', ...extraCountries]
+        : [
+            'citizenshipCountry',
+            'secondCitizenshipCountry',
+            'birthCountry',
+            'permanentResidenceCountry',
+            'country',
+            ...extraCountries,
+          ]
       ).map((f) => text(rec[f])),
     ),
   );

@@ -17,9 +17,22 @@ describe('screeningSubjects', () => {
       citizenshipCountry: 'LT',
       nationalCode: '38002030000',
       listRelatedEntity: [
-        { entityType: 'INDIVIDUAL', relationType: 'DIRECTOR', firstName: 'Bob', lastName: 'Boss', birthDate: '1970', country: 'LV' },
+        {
+          entityType: 'INDIVIDUAL',
+          relationType: 'DIRECTOR',
+          firstName: 'Bob',
+          lastName: 'Boss',
+          birthDate: '1970',
+          country: 'LV',
+        },
         { entityType: 'ORGANIZATION', relationType: 'HOST', extId: 'x' },
-        { entityType: 'ORGANIZATION', relationType: 'HOST', title: 'Acme Trading LLC', registrationCountry: 'EE', nationalCode: '123456' },
+        {
+          entityType: 'ORGANIZATION',
+          relationType: 'HOST',
+          title: 'Acme Trading LLC',
+          registrationCountry: 'EE',
+          nationalCode: '123456',
+        },
       ],
     });
     expect(subjects).toEqual([
@@ -31,15 +44,38 @@ describe('screeningSubjects', () => {
         countries: ['LT'],
         identifiers: [{ type: 'NATIONAL_ID', value: '38002030000' }],
       },
-      { key: 'listRelatedEntity[0]', entityType: 'INDIVIDUAL', names: ['Bob Boss'], birthDate: '1970', countries: ['LV'] },
+      {
+        key: 'listRelatedEntity[0]',
+        entityType: 'INDIVIDUAL',
+        names: ['Bob Boss'],
+        birthDate: '1970',
+        countries: ['LV'],
+      },
       // The nameless related entity [1] is skipped; the next one keeps its own position.
-      { key: 'listRelatedEntity[2]', entityType: 'ORGANIZATION', names: ['Acme Trading LLC'], countries: ['EE'], identifiers: [{ type: 'REGISTRATION', value: '123456' }] },
+      {
+        key: 'listRelatedEntity[2]',
+        entityType: 'ORGANIZATION',
+        names: ['Acme Trading LLC'],
+        countries: ['EE'],
+        identifiers: [{ type: 'REGISTRATION', value: '123456' }],
+      },
     ]);
   });
 
   it('screens an organisation by title and trading name, with its LEI, and never by a birth date', () => {
-    const [org] = screeningSubjects({ entityType: 'ORGANIZATION', title: 'Acme', tradingName: 'Acme Shop', lei: '5493001KJTIIGC8Y1R12', birthDate: '1999' });
-    expect(org).toEqual({ key: 'CUSTOMER', entityType: 'ORGANIZATION', names: ['Acme', 'Acme Shop'], identifiers: [{ type: 'LEI', value: '5493001KJTIIGC8Y1R12' }] });
+    const [org] = screeningSubjects({
+      entityType: 'ORGANIZATION',
+      title: 'Acme',
+      tradingName: 'Acme Shop',
+      lei: '5493001KJTIIGC8Y1R12',
+      birthDate: '1999',
+    });
+    expect(org).toEqual({
+      key: 'CUSTOMER',
+      entityType: 'ORGANIZATION',
+      names: ['Acme', 'Acme Shop'],
+      identifiers: [{ type: 'LEI', value: '5493001KJTIIGC8Y1R12' }],
+    });
     expect(subjectQueries(org!).map((q) => q.name)).toEqual(['Acme', 'Acme Shop']);
   });
 
@@ -55,8 +91,15 @@ describe('screeningSubjects', () => {
       lastName: 'Example',
       listRelatedEntity: [{ entityType: 'INDIVIDUAL', firstName: 'Viktor', lastName: 'Sanctionov' }],
     });
-    const result = screenSubjects([buildIndex([snapshot])], subjects, ['SANCTIONS', 'PEP'], { SANCTIONS: 0.86, PEP: 0.86, ADVERSE_MEDIA: 0.86, INTERNAL_LIST: 0.86 });
+    const result = screenSubjects([buildIndex([snapshot])], subjects, ['SANCTIONS', 'PEP'], {
+      SANCTIONS: 0.86,
+      PEP: 0.86,
+      ADVERSE_MEDIA: 0.86,
+      INTERNAL_LIST: 0.86,
+    });
     expect(result.PEP).toEqual([]);
-    expect(result.SANCTIONS).toEqual([expect.objectContaining({ entryId: 'S-1', source: 'TEST', subject: 'listRelatedEntity[0]', score: 1 })]);
+    expect(result.SANCTIONS).toEqual([
+      expect.objectContaining({ entryId: 'S-1', source: 'TEST', subject: 'listRelatedEntity[0]', score: 1 }),
+    ]);
   });
 });

@@ -1,5 +1,11 @@
 import type { ScreeningHitData } from '@crs/contracts';
-import { DecisionBook, applySuppression, matchKeys, screenedNameHash, type ScreeningDecision } from './suppression';
+import {
+  DecisionBook,
+  applySuppression,
+  matchKeys,
+  screenedNameHash,
+  type ScreeningDecision,
+} from './suppression';
 
 const STREAM = 'DEMO:C-1';
 const hit = (entryId: string, queryTokens = ['ann', 'example'], subject = 'CUSTOMER'): ScreeningHitData => ({
@@ -38,8 +44,12 @@ describe('suppression of decided hits', () => {
     const book = new DecisionBook();
     book.record(decision());
     expect(applySuppression(STREAM, [hit('100')], book, hashes('h2'))[0]!.suppressed).toBeUndefined();
-    expect(applySuppression(STREAM, [hit('100', ['anna', 'example'])], book, hashes('h1'))[0]!.suppressed).toBeUndefined();
-    expect(applySuppression(STREAM, [hit('100', ['example', 'ann'])], book, hashes('h1'))[0]!.suppressed).toBe(true);
+    expect(
+      applySuppression(STREAM, [hit('100', ['anna', 'example'])], book, hashes('h1'))[0]!.suppressed,
+    ).toBeUndefined();
+    expect(
+      applySuppression(STREAM, [hit('100', ['example', 'ann'])], book, hashes('h1'))[0]!.suppressed,
+    ).toBe(true);
   });
 
   it('a later CONFIRMED replaces the FALSE_POSITIVE and a stale suppressed flag is recomputed', () => {

@@ -23,7 +23,11 @@ export class ScreeningRequestInvalidError extends ScreeningApiError {
 /** A decision names a hit the customer's last screening of that list did not produce. */
 export class ScreeningHitNotFoundError extends ScreeningApiError {
   constructor() {
-    super('SCREENING_HIT_NOT_FOUND', 404, 'The last screening of this customer against this list has no hit on this entry');
+    super(
+      'SCREENING_HIT_NOT_FOUND',
+      404,
+      'The last screening of this customer against this list has no hit on this entry',
+    );
   }
 }
 

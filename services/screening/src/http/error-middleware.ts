@@ -22,7 +22,9 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (e?.type === 'entity.too.large') {
-      res.status(413).json(errorBody('PAYLOAD_TOO_LARGE', 'Request body is larger than the configured limit'));
+      res
+        .status(413)
+        .json(errorBody('PAYLOAD_TOO_LARGE', 'Request body is larger than the configured limit'));
       return;
     }
     logger.error({ err, route: req.path }, 'unhandled error');

@@ -1,7 +1,19 @@
 import { Router, type RequestHandler, type Request } from 'express';
-import { requireBusinessUnit, requireScope, allowedBusinessUnits, type Principal, type Scope, type TokenVerifier } from '@crs/auth';
+import {
+  requireBusinessUnit,
+  requireScope,
+  allowedBusinessUnits,
+  type Principal,
+  type Scope,
+  type TokenVerifier,
+} from '@crs/auth';
 import type { Hit } from '@crs/screening-core';
-import { parseDecisionRequest, parseSearchQuery, type DecisionRequest, type SearchQuery } from './search-query';
+import {
+  parseDecisionRequest,
+  parseSearchQuery,
+  type DecisionRequest,
+  type SearchQuery,
+} from './search-query';
 
 type AuthedRequest = Request & { principal?: Principal };
 
@@ -47,13 +59,17 @@ export function screeningRoutes(deps: ScreeningRoutesDeps): Router {
     });
   });
 
-  router.post('/api/screening/decisions', authenticate(deps.verifier, 'screening:decide'), async (req, res) => {
-    const principal = (req as AuthedRequest).principal!;
-    const request = parseDecisionRequest(req.body);
-    requireBusinessUnit(principal, request.businessUnit);
-    const id = await deps.decide(request, principal.subject);
-    res.status(202).json({ resultType: 'REQUEST_ACCEPTED', commandId: id });
-  });
+  router.post(
+    '/api/screening/decisions',
+    authenticate(deps.verifier, 'screening:decide'),
+    async (req, res) => {
+      const principal = (req as AuthedRequest).principal!;
+      const request = parseDecisionRequest(req.body);
+      requireBusinessUnit(principal, request.businessUnit);
+      const id = await deps.decide(request, principal.subject);
+      res.status(202).json({ resultType: 'REQUEST_ACCEPTED', commandId: id });
+    },
+  );
 
   return router;
 }

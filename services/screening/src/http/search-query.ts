@@ -35,13 +35,17 @@ export function parseSearchQuery(q: Record<string, unknown>): SearchQuery {
   };
   const name = str('name');
   if (!name) errors.push(fieldError('name', 'REQUIRED', 'name is required'));
-  else if (name.length > 300) errors.push(fieldError('name', 'TOO_LONG', 'name is longer than 300 characters'));
+  else if (name.length > 300)
+    errors.push(fieldError('name', 'TOO_LONG', 'name is longer than 300 characters'));
   const entityType = str('entityType');
   if (entityType && !ENTITY_TYPES.includes(entityType as EntityType)) {
-    errors.push(fieldError('entityType', 'INVALID_VALUE', `entityType must be one of ${ENTITY_TYPES.join(', ')}`));
+    errors.push(
+      fieldError('entityType', 'INVALID_VALUE', `entityType must be one of ${ENTITY_TYPES.join(', ')}`),
+    );
   }
   const birthDate = str('birthDate');
-  if (birthDate && !DATE.test(birthDate)) errors.push(fieldError('birthDate', 'INVALID_DATE', 'birthDate must be YYYY, YYYY-MM or YYYY-MM-DD'));
+  if (birthDate && !DATE.test(birthDate))
+    errors.push(fieldError('birthDate', 'INVALID_DATE', 'birthDate must be YYYY, YYYY-MM or YYYY-MM-DD'));
   const country = str('country');
   if (country !== undefined && (country === '' || country.length > 100)) {
     errors.push(fieldError('country', 'INVALID_VALUE', 'country must be 1..100 characters'));
@@ -51,12 +55,21 @@ export function parseSearchQuery(q: Record<string, unknown>): SearchQuery {
   if (listsText !== undefined) {
     lists = listsText.split(',').map((l) => l.trim()) as ScreeningList[];
     if (lists.length === 0 || lists.some((l) => !SCREENING_LISTS.includes(l))) {
-      errors.push(fieldError('lists', 'INVALID_VALUE', `lists must be a comma-separated subset of ${SCREENING_LISTS.join(', ')}`));
+      errors.push(
+        fieldError(
+          'lists',
+          'INVALID_VALUE',
+          `lists must be a comma-separated subset of ${SCREENING_LISTS.join(', ')}`,
+        ),
+      );
     }
   }
   const thresholdText = str('threshold');
   const threshold = thresholdText === undefined ? undefined : Number(thresholdText);
-  if (threshold !== undefined && !(thresholdText !== '' && Number.isFinite(threshold) && threshold > 0 && threshold <= 1)) {
+  if (
+    threshold !== undefined &&
+    !(thresholdText !== '' && Number.isFinite(threshold) && threshold > 0 && threshold <= 1)
+  ) {
     errors.push(fieldError('threshold', 'OUT_OF_RANGE', 'threshold must be a number in (0, 1]'));
   }
   const limitText = str('limit');
@@ -91,16 +104,27 @@ export interface DecisionRequest {
   reason: string;
 }
 
-const DECISION_FIELDS = new Set(['businessUnit', 'customerExtId', 'list', 'entryId', 'source', 'decision', 'reason']);
+const DECISION_FIELDS = new Set([
+  'businessUnit',
+  'customerExtId',
+  'list',
+  'entryId',
+  'source',
+  'decision',
+  'reason',
+]);
 
 /** Validates the body of POST /api/screening/decisions (schemas/http/screening-decision-request.v1). */
 export function parseDecisionRequest(body: unknown): DecisionRequest {
   const errors: FieldError[] = [];
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new ScreeningRequestInvalidError([fieldError('', 'INVALID_TYPE', 'The body must be a JSON object')]);
+    throw new ScreeningRequestInvalidError([
+      fieldError('', 'INVALID_TYPE', 'The body must be a JSON object'),
+    ]);
   }
   const b = body as Record<string, unknown>;
-  for (const k of Object.keys(b)) if (!DECISION_FIELDS.has(k)) errors.push(fieldError(k, 'UNKNOWN_FIELD', `${k} is not a known field`));
+  for (const k of Object.keys(b))
+    if (!DECISION_FIELDS.has(k)) errors.push(fieldError(k, 'UNKNOWN_FIELD', `${k} is not a known field`));
   const text = (field: string, max: number, required = true): string | undefined => {
     const v = b[field];
     if (v === undefined) {
@@ -109,8 +133,10 @@ export function parseDecisionRequest(body: unknown): DecisionRequest {
     }
     if (typeof v !== 'string') errors.push(fieldError(field, 'INVALID_TYPE', `${field} must be a string`));
     else if (v.trim() === '') errors.push(fieldError(field, 'TOO_SHORT', `${field} must not be empty`));
-    else if (v.length > max) errors.push(fieldError(field, 'TOO_LONG', `${field} is longer than ${max} characters`));
-    else if (v.includes('\u0000')) errors.push(fieldError(field, 'FORBIDDEN_CHARACTER', `${field} contains a NUL character`));
+    else if (v.length > max)
+      errors.push(fieldError(field, 'TOO_LONG', `${field} is longer than ${max} characters`));
+    else if (v.includes('\u0000'))
+      errors.push(fieldError(field, 'FORBIDDEN_CHARACTER', `${field} contains a NUL character`));
     else return v;
     return undefined;
   };

@@ -1,6 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { diffSnapshots, entryContentHash, type ListEntry, type ListSnapshot, type SnapshotDiff } from '@crs/screening-core';
+import {
+  diffSnapshots,
+  entryContentHash,
+  type ListEntry,
+  type ListSnapshot,
+  type SnapshotDiff,
+} from '@crs/screening-core';
 import { Counter, Gauge, type Logger, type Registry } from '@crs/runtime';
 import { demoListsConfig, loadSource, parseListsConfig, specLabel, type ListsConfig } from './list-sources';
 
@@ -53,7 +59,8 @@ export class ListCatalog {
       // Computed at scrape time, so the age keeps growing while refreshes fail.
       collect() {
         const now = clock().getTime();
-        for (const [k, s] of snapshots) this.labels(s.list, s.source).set(Math.max(0, (now - (lastSuccess.get(k) ?? now)) / 1000));
+        for (const [k, s] of snapshots)
+          this.labels(s.list, s.source).set(Math.max(0, (now - (lastSuccess.get(k) ?? now)) / 1000));
       },
     });
   }
@@ -109,7 +116,10 @@ export class ListCatalog {
     try {
       config = await this.readConfig();
     } catch (err) {
-      this.opts.logger.error({ err: { message: (err as Error).message, code: (err as { code?: string }).code } }, 'list refresh failed: configuration unreadable; previous snapshots keep serving');
+      this.opts.logger.error(
+        { err: { message: (err as Error).message, code: (err as { code?: string }).code } },
+        'list refresh failed: configuration unreadable; previous snapshots keep serving',
+      );
       this.failures.labels('CONFIG').inc();
       return [];
     }
@@ -121,7 +131,10 @@ export class ListCatalog {
         loaded = await loadSource(spec, this.opts.sharedDataDir, loadedAt);
       } catch (err) {
         this.opts.logger.error(
-          { source: specLabel(spec), err: { message: (err as Error).message, code: (err as { code?: string }).code } },
+          {
+            source: specLabel(spec),
+            err: { message: (err as Error).message, code: (err as { code?: string }).code },
+          },
           'list refresh failed; the previous snapshot keeps serving',
         );
         this.failures.labels(specLabel(spec)).inc();

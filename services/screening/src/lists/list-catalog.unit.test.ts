@@ -9,7 +9,8 @@ describe('ListCatalog refresh', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'crs-lists-'));
   const listFile = path.join(dir, 'internal.json');
   const configFile = path.join(dir, 'lists.json');
-  const records = (names: string[]) => JSON.stringify(names.map((name, i) => ({ id: `I-${i + 1}`, name, entityType: 'INDIVIDUAL' })));
+  const records = (names: string[]) =>
+    JSON.stringify(names.map((name, i) => ({ id: `I-${i + 1}`, name, entityType: 'INDIVIDUAL' })));
   let now = Date.parse('2026-01-01T00:00:00Z');
   const metrics = createMetricsRegistry('screening-test');
   const catalog = new ListCatalog({
@@ -22,7 +23,12 @@ describe('ListCatalog refresh', () => {
 
   beforeAll(() => {
     writeFileSync(listFile, records(['Ann Example', 'Bob Example']));
-    writeFileSync(configFile, JSON.stringify({ sources: [{ format: 'RECORDS', list: 'INTERNAL_LIST', source: 'INTERNAL', file: 'internal.json' }] }));
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        sources: [{ format: 'RECORDS', list: 'INTERNAL_LIST', source: 'INTERNAL', file: 'internal.json' }],
+      }),
+    );
   });
 
   it('loads, keeps serving through a corrupt file and an unreadable config, and reports new content with its diff', async () => {
@@ -39,13 +45,20 @@ describe('ListCatalog refresh', () => {
     expect(catalog.current().map((s) => s.version)).toEqual([version]);
     expect(await catalog.failureCount()).toBe(1);
     const scraped = await metrics.getSingleMetricAsString('screening_list_snapshot_age_seconds');
-    expect(scraped).toContain('screening_list_snapshot_age_seconds{list="INTERNAL_LIST",source="INTERNAL",service="screening-test"} 60');
+    expect(scraped).toContain(
+      'screening_list_snapshot_age_seconds{list="INTERNAL_LIST",source="INTERNAL",service="screening-test"} 60',
+    );
 
     writeFileSync(configFile, 'not json');
     expect(await catalog.refresh()).toEqual([]);
     expect(await catalog.failureCount()).toBe(2);
 
-    writeFileSync(configFile, JSON.stringify({ sources: [{ format: 'RECORDS', list: 'INTERNAL_LIST', source: 'INTERNAL', file: 'internal.json' }] }));
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        sources: [{ format: 'RECORDS', list: 'INTERNAL_LIST', source: 'INTERNAL', file: 'internal.json' }],
+      }),
+    );
     writeFileSync(listFile, records(['Ann Example', 'Robert Example', 'Carl New']));
     const [change] = await catalog.refresh();
     expect(change!.previous!.version).toBe(version);

@@ -14,7 +14,14 @@ import {
   type ScreeningList,
 } from '@crs/screening-core';
 
-export type ListFormat = 'OFAC_SDN_CSV' | 'OFAC_CONS_CSV' | 'UN_XML' | 'SENZING_JSONL' | 'RECORDS' | 'ADVERSE_MEDIA_DEMO' | 'DEMO_ALL';
+export type ListFormat =
+  | 'OFAC_SDN_CSV'
+  | 'OFAC_CONS_CSV'
+  | 'UN_XML'
+  | 'SENZING_JSONL'
+  | 'RECORDS'
+  | 'ADVERSE_MEDIA_DEMO'
+  | 'DEMO_ALL';
 
 /**
  * One entry of LISTS_CONFIG_FILE. `file` and `altFile` are paths (relative to the config file) or
@@ -43,8 +50,22 @@ export class ListsConfigInvalidError extends Error {
   }
 }
 
-const FORMATS: readonly ListFormat[] = ['OFAC_SDN_CSV', 'OFAC_CONS_CSV', 'UN_XML', 'SENZING_JSONL', 'RECORDS', 'ADVERSE_MEDIA_DEMO', 'DEMO_ALL'];
-const NEEDS_FILE: readonly ListFormat[] = ['OFAC_SDN_CSV', 'OFAC_CONS_CSV', 'UN_XML', 'SENZING_JSONL', 'RECORDS'];
+const FORMATS: readonly ListFormat[] = [
+  'OFAC_SDN_CSV',
+  'OFAC_CONS_CSV',
+  'UN_XML',
+  'SENZING_JSONL',
+  'RECORDS',
+  'ADVERSE_MEDIA_DEMO',
+  'DEMO_ALL',
+];
+const NEEDS_FILE: readonly ListFormat[] = [
+  'OFAC_SDN_CSV',
+  'OFAC_CONS_CSV',
+  'UN_XML',
+  'SENZING_JSONL',
+  'RECORDS',
+];
 
 /** Parses and checks the lists configuration; paths are resolved against `baseDir`. */
 export function parseListsConfig(text: string, baseDir: string): ListsConfig {
@@ -55,17 +76,25 @@ export function parseListsConfig(text: string, baseDir: string): ListsConfig {
     throw new ListsConfigInvalidError(`lists config is not JSON: ${(err as Error).message}`);
   }
   const sources = (parsed as { sources?: unknown })?.sources;
-  if (!Array.isArray(sources) || sources.length === 0) throw new ListsConfigInvalidError('lists config needs a non-empty "sources" array');
-  const resolve = (p: string | undefined) => (p === undefined || /^https?:\/\//.test(p) ? p : path.resolve(baseDir, p));
+  if (!Array.isArray(sources) || sources.length === 0)
+    throw new ListsConfigInvalidError('lists config needs a non-empty "sources" array');
+  const resolve = (p: string | undefined) =>
+    p === undefined || /^https?:\/\//.test(p) ? p : path.resolve(baseDir, p);
   return {
     sources: sources.map((raw, i) => {
       const s = raw as Partial<ListSourceSpec>;
       if (!s || typeof s !== 'object' || !FORMATS.includes(s.format as ListFormat)) {
         throw new ListsConfigInvalidError(`sources[${i}].format must be one of ${FORMATS.join(', ')}`);
       }
-      if (NEEDS_FILE.includes(s.format!) && typeof s.file !== 'string') throw new ListsConfigInvalidError(`sources[${i}].file is required for ${s.format}`);
-      if (s.format === 'RECORDS' && (!s.list || !SCREENING_LISTS.includes(s.list) || typeof s.source !== 'string')) {
-        throw new ListsConfigInvalidError(`sources[${i}]: RECORDS needs list (one of ${SCREENING_LISTS.join(', ')}) and source`);
+      if (NEEDS_FILE.includes(s.format!) && typeof s.file !== 'string')
+        throw new ListsConfigInvalidError(`sources[${i}].file is required for ${s.format}`);
+      if (
+        s.format === 'RECORDS' &&
+        (!s.list || !SCREENING_LISTS.includes(s.list) || typeof s.source !== 'string')
+      ) {
+        throw new ListsConfigInvalidError(
+          `sources[${i}]: RECORDS needs list (one of ${SCREENING_LISTS.join(', ')}) and source`,
+        );
       }
       const file = resolve(s.file);
       const altFile = resolve(s.altFile);
@@ -101,20 +130,36 @@ async function fetchBytes(location: string, label: string): Promise<Buffer> {
 
 /** A stable name for a config entry, for logs and metrics (never a file's content). */
 export function specLabel(spec: ListSourceSpec): string {
-  return spec.format === 'DEMO_ALL' ? 'DEMO_ALL' : `${spec.list ?? ''}${spec.list ? '/' : ''}${spec.source ?? spec.format}`;
+  return spec.format === 'DEMO_ALL'
+    ? 'DEMO_ALL'
+    : `${spec.list ?? ''}${spec.list ? '/' : ''}${spec.source ?? spec.format}`;
 }
 
 /** Loads the snapshots one config entry yields (DEMO_ALL: several). Throws ListFormatError on bad input. */
-export async function loadSource(spec: ListSourceSpec, sharedDataDir: string, loadedAt: string): Promise<ListSnapshot[]> {
+export async function loadSource(
+  spec: ListSourceSpec,
+  sharedDataDir: string,
+  loadedAt: string,
+): Promise<ListSnapshot[]> {
   const label = specLabel(spec);
   const file = async () => fetchBytes(spec.file!, label);
   switch (spec.format) {
     case 'DEMO_ALL':
       return loadAllDemoLists(spec.dir ?? sharedDataDir, loadedAt);
     case 'OFAC_SDN_CSV':
-      return [loadOfacSdn({ primary: await file(), ...(spec.altFile ? { alt: await fetchBytes(spec.altFile, label) } : {}) }, loadedAt)];
+      return [
+        loadOfacSdn(
+          { primary: await file(), ...(spec.altFile ? { alt: await fetchBytes(spec.altFile, label) } : {}) },
+          loadedAt,
+        ),
+      ];
     case 'OFAC_CONS_CSV':
-      return [loadOfacConsolidated({ primary: await file(), ...(spec.altFile ? { alt: await fetchBytes(spec.altFile, label) } : {}) }, loadedAt)];
+      return [
+        loadOfacConsolidated(
+          { primary: await file(), ...(spec.altFile ? { alt: await fetchBytes(spec.altFile, label) } : {}) },
+          loadedAt,
+        ),
+      ];
     case 'UN_XML':
       return [loadUnConsolidated(await file(), loadedAt)];
     case 'SENZING_JSONL':
