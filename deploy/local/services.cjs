@@ -150,7 +150,14 @@ async function startService(name, { env = {}, timeoutMs = 90000, namespace = '' 
     const out = fs.openSync(path.join(LOGS, `${ns.key}${name}.log`), 'a');
     const child = spawn(process.execPath, [path.join(ROOT, spec.main)], {
       cwd: ROOT,
-      env: await baseEnv({ SERVICE_NAME: name, ...ns.env, [spec.healthPortVar]: String(port), ...env }),
+      env: await baseEnv({
+        SERVICE_NAME: name,
+        ...ns.env,
+        // The ingress forwards /api/screening/* to the screening service of the same namespace.
+        SCREENING_API_URL: `http://127.0.0.1:${SERVICES.screening.port + ns.portOffset}`,
+        [spec.healthPortVar]: String(port),
+        ...env,
+      }),
       detached: true,
       stdio: ['ignore', out, out],
     });

@@ -48,7 +48,11 @@ async function unserved(base) {
   for (const [template, ops] of Object.entries(spec.paths)) {
     for (const method of Object.keys(ops)) {
       if ((ops[method].security ?? spec.security ?? []).length === 0) continue;
-      const res = await fetch(base + template.replace(/\{[^}]+\}/g, 'probe'), { method: method.toUpperCase() });
+      const withBody = method !== 'get' && method !== 'head';
+      const res = await fetch(base + template.replace(/\{[^}]+\}/g, 'probe'), {
+        method: method.toUpperCase(),
+        ...(withBody ? { headers: { 'content-type': 'application/json' }, body: '{}' } : {}),
+      });
       if (res.status === 404) missing.push(template);
     }
   }

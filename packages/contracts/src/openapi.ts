@@ -268,10 +268,9 @@ export function buildOpenApi(): Json {
           responses: {
             '200': json(
               ref('CommunicationsEventsResponse'),
-              'Events in order; errors holds rejections of the communication.',
+              'Events in order (CloudEvents); errors holds rejections of the communication, or NOT_FOUND when no event exists (yet) for it.',
             ),
             '400': json(ref('ErrorBody'), 'communicationNumber or businessUnit empty or over 255 characters (V001).'),
-            '404': json(ref('ErrorBody'), 'Unknown communicationNumber (NOT_FOUND).'),
             ...readErrors,
           },
         },
@@ -301,9 +300,22 @@ export function buildOpenApi(): Json {
           tags: ['screening'],
           security: secured('screening:search'),
           parameters: [
-            query('name', true, 'Name to search for.'),
+            query('name', true, 'Name to search for (at most 300 characters).', { type: 'string', minLength: 1, maxLength: 300 }),
+            query('entityType', false, 'INDIVIDUAL, ORGANIZATION, VESSEL or AIRCRAFT.', {
+              type: 'string',
+              enum: ['INDIVIDUAL', 'ORGANIZATION', 'VESSEL', 'AIRCRAFT'],
+            }),
+            query('birthDate', false, 'YYYY, YYYY-MM or YYYY-MM-DD; raises or lowers scores of persons.', { type: 'string' }),
+            query('country', false, 'ISO 3166 country code; raises or lowers scores.', { type: 'string', maxLength: 3 }),
+            query('lists', false, 'Comma-separated lists (SANCTIONS, PEP, ADVERSE_MEDIA, INTERNAL_LIST); all when omitted.', {
+              type: 'string',
+            }),
+            query('threshold', false, 'Minimum score in 0..1 (default: the configured threshold).', {
+              type: 'number',
+              minimum: 0,
+              maximum: 1,
+            }),
             businessUnitQuery(false),
-            query('list', false, 'Restrict to one list.', ref('ScreeningProcess')),
             query('limit', false, 'Maximum hits (default 20).', {
               type: 'integer',
               minimum: 1,
@@ -321,7 +333,7 @@ export function buildOpenApi(): Json {
       '/api/screening/decisions': {
         post: {
           operationId: 'decideScreeningMatch',
-          summary: 'Resolve a pending screening match',
+          summary: 'Decide a screening hit: FALSE_POSITIVE (suppressed until the entry or the name changes) or CONFIRMED',
           tags: ['screening'],
           security: secured('screening:decide'),
           requestBody: {
@@ -329,8 +341,9 @@ export function buildOpenApi(): Json {
             content: { 'application/json': { schema: ref('ScreeningDecisionRequest') } },
           },
           responses: {
-            '202': json(ref('CommandAccepted'), 'Accepted; the outcome arrives as an event.'),
+            '202': json(ref('CommandAccepted'), 'Recorded as an event.'),
             '400': json(ref('ErrorBody'), 'Invalid body (V001 with errors).'),
+            '404': json(ref('ErrorBody'), 'The hit is not in the last screening of that customer and list (SCREENING_HIT_NOT_FOUND).'),
             ...commonErrors,
           },
         },
@@ -338,7 +351,7 @@ export function buildOpenApi(): Json {
       '/api/risk/overrides': {
         post: {
           operationId: 'overrideRisk',
-          summary: 'Set the final risk level of an assessment',
+          summary: "Set a customer's risk level manually, with a reason and an optional expiry",
           tags: ['risk'],
           security: secured('risk:override'),
           requestBody: {
@@ -349,7 +362,63 @@ export function buildOpenApi(): Json {
             '202': json(ref('CommandAccepted'), 'Accepted; the outcome arrives as an event.'),
             '400': json(ref('ErrorBody'), 'Invalid body (V001 with errors).'),
             '404': json(ref('ErrorBody'), 'No such customer in this business unit (NOT_FOUND).'),
+            '409': json(ref('ErrorBody'), 'A simplified customer cannot be risk-scored (C006).'),
             ...commonErrors,
+          },
+        },
+      },
+      '/api/callbacks/deliveries': {
+        get: {
+          operationId: 'getCallbackDeliveries',
+          summary: 'The delivery log of a communication: attempts, status codes, latency',
+          tags: ['callbacks'],
+          security: secured('callbacks:redeliver'),
+          parameters: [businessUnitQuery(true), query('communicationNumber', true, 'The communicationNumber of the request.')],
+          responses: {
+            '200': json(
+              {
+                type: 'object',
+                required: ['deliveries'],
+                properties: { deliveries: { type: 'array', items: { type: 'object' } } },
+              },
+              'One entry per event and endpoint, with every attempt.',
+            ),
+            '400': json(ref('ErrorBody'), 'A parameter is missing (V001).'),
+            ...readErrors,
+          },
+        },
+      },
+      '/api/integration-services/v1/operations-reconciliation': {
+        get: {
+          operationId: 'reconcileOperations',
+          summary: 'Operations registered in a time window (reference product)',
+          tags: ['operations'],
+          security: secured('operations:archive'),
+          parameters: [
+            query('registeredFrom', true, 'ISO 8601 date-time, inclusive.'),
+            query('registeredTill', true, 'ISO 8601 date-time, exclusive.'),
+            businessUnitQuery(false),
+          ],
+          responses: {
+            '200': json(
+              {
+                type: 'object',
+                required: ['operations'],
+                properties: {
+                  operations: {
+                    type: 'array',
+                    items: {
+                      type: 'object',
+                      required: ['extId', 'businessUnit'],
+                      properties: { extId: { type: 'string' }, businessUnit: { type: 'string' } },
+                    },
+                  },
+                },
+              },
+              'Operations of the allowed business units.',
+            ),
+            '400': json(ref('ErrorBody'), 'A parameter is missing or not a date-time (V001).'),
+            ...readErrors,
           },
         },
       },
@@ -364,9 +433,11 @@ export function buildOpenApi(): Json {
             content: { 'application/json': { schema: ref('CallbackRedeliverRequest') } },
           },
           responses: {
-            '202': json(ref('CommandAccepted'), 'Accepted; the callbacks are queued.'),
+            '202': json(
+              { type: 'object', required: ['requeued'], properties: { requeued: { type: 'integer', minimum: 0 } } },
+              'The chosen deliveries (dead-lettered ones when no eventIds are given) are queued again.',
+            ),
             '400': json(ref('ErrorBody'), 'Invalid body (V001 with errors).'),
-            '404': json(ref('ErrorBody'), 'Unknown communicationNumber (NOT_FOUND).'),
             ...commonErrors,
           },
         },

@@ -22,6 +22,7 @@ import { readRoutes } from './routes/read-routes';
 import { operationRoutes } from './routes/operation-routes';
 import { classifierRoutes } from './routes/classifier-routes';
 import { callbackRoutes } from './routes/callback-routes';
+import { screeningProxy } from './routes/screening-proxy';
 import { riskRoutes } from './routes/risk-routes';
 import { errorMiddleware } from './http/error-middleware';
 import { ApiError, ResourceNotFoundError } from './http/api-error';
@@ -115,6 +116,7 @@ export function buildIngress(config: IngressConfig, logger: Logger, clock: () =>
     );
     app.use(classifierRoutes({ verifier: deps.verifier, classifiers: deps.classifiers }));
     app.use(readRoutes({ verifier: deps.verifier, catalog: deps.catalog }));
+    app.use(screeningProxy({ screeningApiUrl: config.SCREENING_API_URL, timeoutMs: 10000, retryAfterSeconds: config.RETRY_AFTER_SECONDS }));
     app.use(callbackRoutes({ verifier: deps.verifier, db: deps.db, validators, clock }));
     app.use(operationRoutes({ verifier: deps.verifier, catalog: deps.catalog, publisher: () => publisher, topicPrefix: config.TOPIC_PREFIX, retryAfterSeconds: config.RETRY_AFTER_SECONDS, clock }));
     app.use(riskRoutes({ verifier: deps.verifier, validators, catalog: deps.catalog, gateway: deps.gateway, retryAfterSeconds: config.RETRY_AFTER_SECONDS, clock }));

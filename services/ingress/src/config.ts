@@ -15,6 +15,7 @@ const spec = {
   RETRY_AFTER_SECONDS: num({ default: 5 }),
   SEED_DEMO_CLASSIFIERS: bool({ default: true, desc: 'seed classifiers of business unit DEMO on start' }),
   CLASSIFIER_CACHE_MS: num({ default: 30000 }),
+  SCREENING_API_URL: str({ default: 'http://127.0.0.1:9105', desc: 'where /api/screening/* is forwarded' }),
 };
 
 export function loadIngressConfig(env: NodeJS.ProcessEnv = process.env) {
