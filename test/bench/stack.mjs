@@ -45,19 +45,25 @@ async function token() {
 
 function receiver() {
   const arrivals = new Map(); // communicationNumber -> first arrival of the assessment callback
+  const screened = new Map(); // communicationNumber -> arrival of its last screening callback
   let count = 0;
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       count++;
-      if (req.headers['ce-type'] === 'com.crs.risk-assessment.completed' && !arrivals.has(req.headers['ce-source'])) {
-        arrivals.set(req.headers['ce-source'], performance.now());
+      const source = req.headers['ce-source'];
+      if (req.headers['ce-type'] === 'com.crs.risk-assessment.completed' && !arrivals.has(source)) {
+        arrivals.set(source, performance.now());
+      }
+      if (String(req.headers['ce-type']).startsWith('com.crs.screening.')) {
+        screened.set(source, { at: performance.now(), n: (screened.get(source)?.n ?? 0) + 1 });
       }
       res.writeHead(204).end();
     });
   });
   return {
     arrivals,
+    screened,
     count: () => count,
     listen: () => new Promise((r) => server.listen(0, '127.0.0.1', () => r(server.address().port))),
     close: () => new Promise((r) => server.close(r)),
@@ -82,7 +88,7 @@ async function waitUntil(probe, timeoutMs, what) {
   throw new Error(`timed out: ${what}`);
 }
 
-async function importMany(base, tok, n, concurrency, offset, acceptedAt) {
+async function importMany(base, tok, n, concurrency, offset, acceptedAt, shape = (b) => b) {
   const latencies = [];
   let next = 0;
   let accepted = 0;
@@ -91,7 +97,7 @@ async function importMany(base, tok, n, concurrency, offset, acceptedAt) {
     Array.from({ length: concurrency }, async () => {
       while (next < n) {
         const i = offset + next++;
-        const body = { ...sampleCustomer(i), communicationNumber: `${NS}-${Date.now()}-${i}`, customerExtId: `${NS}-${Date.now()}-${i}` };
+        const body = shape({ ...sampleCustomer(i), communicationNumber: `${NS}-${Date.now()}-${i}`, customerExtId: `${NS}-${Date.now()}-${i}` });
         const s = performance.now();
         const res = await fetch(`${base}/core-ws-rest/customer`, {
           method: 'POST',
@@ -119,7 +125,11 @@ export async function benchStack({ size = 1000, concurrency = 16, log = console.
   const clusterEnv = {
     TOPIC_PARTITIONS: '6',
     LOG_LEVEL: 'warn',
-    CALLBACK_ENDPOINTS: JSON.stringify({ endpoints: [{ id: 'bench', businessUnit: 'DEMO', url: `http://127.0.0.1:${port}/cb`, eventTypes: ['com.crs.risk-assessment.completed'] }] }),
+    CALLBACK_ENDPOINTS: JSON.stringify({
+      endpoints: [
+        { id: 'bench', businessUnit: 'DEMO', url: `http://127.0.0.1:${port}/cb`, eventTypes: ['com.crs.risk-assessment.completed', 'com.crs.screening.*'] },
+      ],
+    }),
   };
   const kafka = new Kafka({ clientId: 'bench', brokers: env.KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
@@ -174,7 +184,30 @@ export async function benchStack({ size = 1000, concurrency = 16, log = console.
     figures.push({ name: `projector.events_per_sec@${size}`, value: round(Number(backlog) / projSeconds), unit: 'events/s' });
     log(`  projector: ${figures.at(-1).value} events/s`);
 
-    // 3. Replay of the whole log into fresh collections.
+    // 3. EVALUATE with screening: accept-to-assessment latency, assessed and screened customers/s.
+    const extra = ['evaluation', 'screening'].filter((s) => launcher.SERVICES[s] && require('node:fs').existsSync(path.join(ROOT, `services/${s}/dist/app.js`)));
+    if (extra.length === 2) {
+      for (const s of extra) await launcher.startService(s, { env: clusterEnv, namespace: NS });
+      const evalAccepted = new Map();
+      const t0e = performance.now();
+      const evalRun = await importMany(base, tok, size, concurrency, 30_000_000, evalAccepted, (b) => {
+        const { riskLevel: _r, ...rest } = b;
+        return { ...rest, sourceOfRiskLevel: 'EVALUATE', initializeScreeningProcesses: ['SANCTIONS', 'PEP'] };
+      });
+      await waitUntil(() => [...evalAccepted.keys()].every((c) => recv.arrivals.has(c) && recv.screened.get(c)?.n >= 2), 900000, 'evaluations and screenings');
+      const toAssessment = summarize([...evalAccepted].map(([c, t]) => recv.arrivals.get(c) - t));
+      const lastAssessed = Math.max(...[...evalAccepted.keys()].map((c) => recv.arrivals.get(c)));
+      const lastScreened = Math.max(...[...evalAccepted.keys()].map((c) => recv.screened.get(c).at));
+      figures.push(
+        { name: `evaluation.accept_to_assessment_p50@${size}`, value: round(toAssessment.p50, 1), unit: 'ms' },
+        { name: `evaluation.accept_to_assessment_p99@${size}`, value: round(toAssessment.p99, 1), unit: 'ms' },
+        { name: `evaluation.assessed_customers_per_sec@${size}`, value: round(evalRun.accepted / ((lastAssessed - t0e) / 1000)), unit: 'customers/s' },
+        { name: `screening.screened_customers_per_sec@${size}`, value: round(evalRun.accepted / ((lastScreened - t0e) / 1000)), unit: 'customers/s' },
+      );
+      log(`  evaluate+screen: accept-to-assessment p50 ${figures.at(-4).value} ms, p99 ${figures.at(-3).value} ms; ${figures.at(-2).value} assessed/s; ${figures.at(-1).value} screened/s`);
+    }
+
+    // 4. Replay of the whole log into fresh collections.
     const { stdout, stderr } = await run(process.execPath, [path.join(ROOT, 'services/projector/dist/cli/replay.js')], {
       env: { ...process.env, ...env, ...ns.env, TOPIC_REPLICATION_FACTOR: '1', LOG_LEVEL: 'info' },
       maxBuffer: 256 * 1024 * 1024,
@@ -188,7 +221,7 @@ export async function benchStack({ size = 1000, concurrency = 16, log = console.
       log(`  replay: ${done.events} events in ${done.seconds} s`);
     }
   } finally {
-    for (const s of [...CORE].reverse()) await launcher.stopService(s, { namespace: NS });
+    for (const s of ['evaluation', 'screening', ...[...CORE].reverse()]) await launcher.stopService(s, { namespace: NS });
     await admin.disconnect();
     await recv.close();
   }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { MongoClient, type Db } from 'mongodb';
-import { issueToken, type Scope } from '@crs/auth';
+import { Scopes, issueToken, type Scope } from '@crs/auth';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const launcher = require(resolve(__dirname, '../../../deploy/local/services.cjs')) as {
@@ -15,16 +15,7 @@ const launcher = require(resolve(__dirname, '../../../deploy/local/services.cjs'
 
 export const ROOT = launcher.ROOT;
 export const CORE_SERVICES = ['customer', 'projector', 'callback', 'ingress'] as const;
-export const ALL_SCOPES: Scope[] = [
-  'customers:write',
-  'customers:read',
-  'classifiers:read',
-  'operations:archive',
-  'screening:search',
-  'screening:decide',
-  'risk:override',
-  'callbacks:redeliver',
-];
+export const ALL_SCOPES: Scope[] = [...Scopes];
 
 /**
  * One isolated running system on the shared local stack: its own topics (prefix), consumer groups,
