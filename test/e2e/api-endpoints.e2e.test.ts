@@ -1,5 +1,14 @@
 import { TestCluster, eventually, localToken, uniqueId } from '@crs/testing';
-import { batchItem, client, individual, organization, simplified, without, type Answer, type Json } from './api-support';
+import {
+  batchItem,
+  client,
+  individual,
+  organization,
+  simplified,
+  without,
+  type Answer,
+  type Json,
+} from './api-support';
 
 /**
  * Every endpoint of the ingress, success and failure, over real HTTP against a running system:
@@ -29,7 +38,11 @@ describe('HTTP API endpoints', () => {
   const get = (path: string) => api.get(path, token);
   const customerOf = (r: Json) => `/api/customers/DEMO/${encodeURIComponent(String(r.customerExtId))}`;
   const visible = (r: Json) =>
-    eventually(async () => ((await get(customerOf(r))).status === 200 ? true : undefined), 60000, `customer ${String(r.customerExtId)}`);
+    eventually(
+      async () => ((await get(customerOf(r))).status === 200 ? true : undefined),
+      60000,
+      `customer ${String(r.customerExtId)}`,
+    );
 
   function expectRejected(res: Answer, path: string, code: string) {
     expect(res.status).toBe(400);
@@ -61,23 +74,60 @@ describe('HTTP API endpoints', () => {
         customerStatus: 'ACTIVE',
         customer: { firstName: 'Ann', lastName: 'Example', communicationNumber: record.communicationNumber },
       });
-      const events = await get(`/api/integration-services/v1/communications-events/${String(record.communicationNumber)}`);
+      const events = await get(
+        `/api/integration-services/v1/communications-events/${String(record.communicationNumber)}`,
+      );
       expect(events.status).toBe(200);
       expect(events.body.events.length).toBeGreaterThan(0);
       expect(events.body.errors).toEqual([]);
     });
 
     it.each<[string, Json, string, string]>([
-      ['INDIVIDUAL without firstName', without(individual(), 'firstName'), 'firstName', 'V001.firstName.REQUIRED'],
-      ['INDIVIDUAL without lastName', without(individual(), 'lastName'), 'lastName', 'V001.lastName.REQUIRED'],
+      [
+        'INDIVIDUAL without firstName',
+        without(individual(), 'firstName'),
+        'firstName',
+        'V001.firstName.REQUIRED',
+      ],
+      [
+        'INDIVIDUAL without lastName',
+        without(individual(), 'lastName'),
+        'lastName',
+        'V001.lastName.REQUIRED',
+      ],
       ['ORGANIZATION without title', without(organization(), 'title'), 'title', 'V001.title.REQUIRED'],
-      ['ORGANIZATION with firstName', organization({ firstName: 'Ann' }), 'firstName', 'V001.firstName.NOT_ALLOWED_FOR_ORGANIZATION'],
-      ['ORGANIZATION with birthDate', organization({ birthDate: '1980-01-01' }), 'birthDate', 'V001.birthDate.NOT_ALLOWED_FOR_ORGANIZATION'],
-      ['INDIVIDUAL with title', individual({ title: 'Corp' }), 'title', 'V001.title.NOT_ALLOWED_FOR_INDIVIDUAL'],
-      ['INDIVIDUAL with numberOfEmployees', individual({ numberOfEmployees: 5 }), 'numberOfEmployees', 'V001.numberOfEmployees.NOT_ALLOWED_FOR_INDIVIDUAL'],
+      [
+        'ORGANIZATION with firstName',
+        organization({ firstName: 'Ann' }),
+        'firstName',
+        'V001.firstName.NOT_ALLOWED_FOR_ORGANIZATION',
+      ],
+      [
+        'ORGANIZATION with birthDate',
+        organization({ birthDate: '1980-01-01' }),
+        'birthDate',
+        'V001.birthDate.NOT_ALLOWED_FOR_ORGANIZATION',
+      ],
+      [
+        'INDIVIDUAL with title',
+        individual({ title: 'Corp' }),
+        'title',
+        'V001.title.NOT_ALLOWED_FOR_INDIVIDUAL',
+      ],
+      [
+        'INDIVIDUAL with numberOfEmployees',
+        individual({ numberOfEmployees: 5 }),
+        'numberOfEmployees',
+        'V001.numberOfEmployees.NOT_ALLOWED_FOR_INDIVIDUAL',
+      ],
       [
         'related ORGANIZATION with firstName',
-        individual({ listRelatedEntity: [{ entityType: 'INDIVIDUAL', firstName: 'A', lastName: 'B' }, { entityType: 'ORGANIZATION', title: 'T', firstName: 'X' }] }),
+        individual({
+          listRelatedEntity: [
+            { entityType: 'INDIVIDUAL', firstName: 'A', lastName: 'B' },
+            { entityType: 'ORGANIZATION', title: 'T', firstName: 'X' },
+          ],
+        }),
         'listRelatedEntity[1].firstName',
         'V001.listRelatedEntity.firstName.NOT_ALLOWED_FOR_ORGANIZATION',
       ],
@@ -87,26 +137,74 @@ describe('HTTP API endpoints', () => {
         'listRelatedEntity[0].lastName',
         'V001.listRelatedEntity.lastName.REQUIRED',
       ],
-      ['closingDate while ACTIVE', individual({ closingDate: '2024-01-01' }), 'closingDate', 'V001.closingDate.NOT_ALLOWED_UNLESS_CLOSED'],
-      ['CLOSED without closingDate', individual({ customerStatus: 'CLOSED' }), 'closingDate', 'V001.closingDate.REQUIRED'],
-      ['IMPORT without riskLevel', without(individual(), 'riskLevel'), 'riskLevel', 'V001.riskLevel.REQUIRED'],
-      ['IMPORT without customerStatus', without(individual(), 'customerStatus'), 'customerStatus', 'V001.customerStatus.REQUIRED'],
-      ['EVALUATE with riskLevel', individual({ sourceOfRiskLevel: 'EVALUATE' }), 'riskLevel', 'V001.riskLevel.NOT_ALLOWED_WITH_EVALUATE'],
-      ['an unknown riskLevel', individual({ riskLevel: 'SEVERE' }), 'riskLevel', 'V001.riskLevel.INVALID_VALUE'],
+      [
+        'closingDate while ACTIVE',
+        individual({ closingDate: '2024-01-01' }),
+        'closingDate',
+        'V001.closingDate.NOT_ALLOWED_UNLESS_CLOSED',
+      ],
+      [
+        'CLOSED without closingDate',
+        individual({ customerStatus: 'CLOSED' }),
+        'closingDate',
+        'V001.closingDate.REQUIRED',
+      ],
+      [
+        'IMPORT without riskLevel',
+        without(individual(), 'riskLevel'),
+        'riskLevel',
+        'V001.riskLevel.REQUIRED',
+      ],
+      [
+        'IMPORT without customerStatus',
+        without(individual(), 'customerStatus'),
+        'customerStatus',
+        'V001.customerStatus.REQUIRED',
+      ],
+      [
+        'EVALUATE with riskLevel',
+        individual({ sourceOfRiskLevel: 'EVALUATE' }),
+        'riskLevel',
+        'V001.riskLevel.NOT_ALLOWED_WITH_EVALUATE',
+      ],
+      [
+        'an unknown riskLevel',
+        individual({ riskLevel: 'SEVERE' }),
+        'riskLevel',
+        'V001.riskLevel.INVALID_VALUE',
+      ],
       ['an unknown field', individual({ secretField: 'x' }), 'secretField', 'V001.UNKNOWN_FIELD'],
-      ['an unknown nested field', individual({ listAddress: [{ addressType: 'RESIDENTIAL', floor: 3 }] }), 'listAddress[0].floor', 'V001.listAddress.UNKNOWN_FIELD'],
+      [
+        'an unknown nested field',
+        individual({ listAddress: [{ addressType: 'RESIDENTIAL', floor: 3 }] }),
+        'listAddress[0].floor',
+        'V001.listAddress.UNKNOWN_FIELD',
+      ],
     ])('rejects %s with the field path', async (_name, record, path, code) => {
       const res = await post('/core-ws-rest/customer', record);
       expectRejected(res, path, code);
       expect(res.body.errorCode).toBe(code);
-      expect(res.body).toMatchObject({ communicationNumber: record.communicationNumber, customerExtId: record.customerExtId, businessUnit: 'DEMO' });
+      expect(res.body).toMatchObject({
+        communicationNumber: record.communicationNumber,
+        customerExtId: record.customerExtId,
+        businessUnit: 'DEMO',
+      });
     });
 
     it.each<[string, Json]>([
       ['ORGANIZATION with title', organization()],
       ['CLOSED with closingDate', individual({ customerStatus: 'CLOSED', closingDate: '2024-05-31' })],
-      ['EVALUATE without riskLevel (minimal form)', without(individual({ sourceOfRiskLevel: 'EVALUATE' }), 'riskLevel', 'customerStatus')],
-      ['EVALUATE with screening', without(individual({ sourceOfRiskLevel: 'EVALUATE', initializeScreeningProcesses: ['SANCTIONS', 'PEP'] }), 'riskLevel')],
+      [
+        'EVALUATE without riskLevel (minimal form)',
+        without(individual({ sourceOfRiskLevel: 'EVALUATE' }), 'riskLevel', 'customerStatus'),
+      ],
+      [
+        'EVALUATE with screening',
+        without(
+          individual({ sourceOfRiskLevel: 'EVALUATE', initializeScreeningProcesses: ['SANCTIONS', 'PEP'] }),
+          'riskLevel',
+        ),
+      ],
     ])('accepts %s', async (_name, record) => {
       const res = await post('/core-ws-rest/customer', record);
       expect(res.status).toBe(200);
@@ -114,20 +212,33 @@ describe('HTTP API endpoints', () => {
     });
 
     it('rejects unknown fields without storing anything and leaves the communicationNumber free', async () => {
-      const record = individual({ listContact: [{ contactType: 'EMAIL', contactDetails: 'a@example.com', verified: true }] });
+      const record = individual({
+        listContact: [{ contactType: 'EMAIL', contactDetails: 'a@example.com', verified: true }],
+      });
       const res = await post('/core-ws-rest/customer', record);
       expectRejected(res, 'listContact[0].verified', 'V001.listContact.UNKNOWN_FIELD');
       // The same communicationNumber is still free: the rejected request reserved nothing.
       const clean = { ...record, listContact: [{ contactType: 'EMAIL', contactDetails: 'a@example.com' }] };
       expect((await post('/core-ws-rest/customer', clean)).status).toBe(200);
       await visible(record);
-      expect((await get(customerOf(record))).body.customer.listContact).toEqual([{ contactType: 'EMAIL', contactDetails: 'a@example.com' }]);
+      expect((await get(customerOf(record))).body.customer.listContact).toEqual([
+        { contactType: 'EMAIL', contactDetails: 'a@example.com' },
+      ]);
     });
   });
 
   describe('limits of interface section 8 at their boundary', () => {
-    const both = ['activityDescription', 'activityInRestrictedRegionDescription', 'regionOfActivityDescription', 'incomeSourceDescription'];
-    const orgOnly = ['licenseDescription', 'thirdPartyServicesUsedDescription', 'organizationalStructureDescription'];
+    const both = [
+      'activityDescription',
+      'activityInRestrictedRegionDescription',
+      'regionOfActivityDescription',
+      'incomeSourceDescription',
+    ];
+    const orgOnly = [
+      'licenseDescription',
+      'thirdPartyServicesUsedDescription',
+      'organizationalStructureDescription',
+    ];
     const cases: [string, number, (extra: Json) => Json][] = [
       ['communicationNumber', 255, individual],
       ['requester', 100, individual],
@@ -154,11 +265,21 @@ describe('HTTP API endpoints', () => {
         customers: [batchItem({ requester: 'r'.repeat(100) }), batchItem({ requester: 'r'.repeat(101) })],
       });
       expect(batch.status).toBe(200);
-      expect(batch.body.results.map((r: Json) => r.resultType)).toEqual(['REQUEST_ACCEPTED', 'REQUEST_REJECTED']);
+      expect(batch.body.results.map((r: Json) => r.resultType)).toEqual([
+        'REQUEST_ACCEPTED',
+        'REQUEST_REJECTED',
+      ]);
       expect(batch.body.results[1].errorCode).toBe('V001.requester.TOO_LONG');
-      const s = await post('/core-ws-rest/simplifiedCustomer', simplified({ communicationNumber: 'c'.repeat(256) }));
+      const s = await post(
+        '/core-ws-rest/simplifiedCustomer',
+        simplified({ communicationNumber: 'c'.repeat(256) }),
+      );
       expect(s.status).toBe(400);
-      expect(s.body).toEqual({ resultType: 'REQUEST_REJECTED', errorCode: 'V001.communicationNumber.TOO_LONG', errorDescription: expect.stringContaining('communicationNumber') });
+      expect(s.body).toEqual({
+        resultType: 'REQUEST_REJECTED',
+        errorCode: 'V001.communicationNumber.TOO_LONG',
+        errorDescription: expect.stringContaining('communicationNumber'),
+      });
     });
   });
 
@@ -169,22 +290,51 @@ describe('HTTP API endpoints', () => {
         individual({
           listRelatedEntity: [
             { entityType: 'INDIVIDUAL', firstName: 'A', lastName: 'B' },
-            { entityType: 'ORGANIZATION', title: 'T', listAddress: [{ addressType: 'NO_SUCH_TYPE', city: 'Vilnius' }] },
+            {
+              entityType: 'ORGANIZATION',
+              title: 'T',
+              listAddress: [{ addressType: 'NO_SUCH_TYPE', city: 'Vilnius' }],
+            },
           ],
         }),
         'listRelatedEntity[1].listAddress[0].addressType',
         'K003.listRelatedEntity.listAddress.addressType.UNKNOWN_CODE',
       ],
-      ['an unknown country', individual({ citizenshipCountry: 'QQ' }), 'citizenshipCountry', 'K001.citizenshipCountry.UNKNOWN_CODE'],
-      ['an unknown currency', individual({ initialDepositCurrency: 'QQQ' }), 'initialDepositCurrency', 'K002.initialDepositCurrency.UNKNOWN_CODE'],
+      [
+        'an unknown country',
+        individual({ citizenshipCountry: 'QQ' }),
+        'citizenshipCountry',
+        'K001.citizenshipCountry.UNKNOWN_CODE',
+      ],
+      [
+        'an unknown currency',
+        individual({ initialDepositCurrency: 'QQQ' }),
+        'initialDepositCurrency',
+        'K002.initialDepositCurrency.UNKNOWN_CODE',
+      ],
       [
         'an unknown paymentPurposeType',
-        individual({ listPaymentPurpose: [{ paymentPurposeType: 'SALARY', turnoverDirection: 'IN' }, { paymentPurposeType: 'BRIBES', turnoverDirection: 'OUT' }] }),
+        individual({
+          listPaymentPurpose: [
+            { paymentPurposeType: 'SALARY', turnoverDirection: 'IN' },
+            { paymentPurposeType: 'BRIBES', turnoverDirection: 'OUT' },
+          ],
+        }),
         'listPaymentPurpose[1].paymentPurposeType',
         'K004.listPaymentPurpose.paymentPurposeType.UNKNOWN_CODE',
       ],
-      ['an unknown sourceOfWealth', individual({ listSourceOfWealth: [{ code: '999', amount: 1 }] }), 'listSourceOfWealth[0].code', 'K005.listSourceOfWealth.code.UNKNOWN_CODE'],
-      ['an unknown riskManagementCategory', individual({ riskManagementCategory: 'VIP' }), 'riskManagementCategory', 'K006.riskManagementCategory.UNKNOWN_CODE'],
+      [
+        'an unknown sourceOfWealth',
+        individual({ listSourceOfWealth: [{ code: '999', amount: 1 }] }),
+        'listSourceOfWealth[0].code',
+        'K005.listSourceOfWealth.code.UNKNOWN_CODE',
+      ],
+      [
+        'an unknown riskManagementCategory',
+        individual({ riskManagementCategory: 'VIP' }),
+        'riskManagementCategory',
+        'K006.riskManagementCategory.UNKNOWN_CODE',
+      ],
     ])('rejects %s for DEMO with the code naming its path', async (_name, record, path, code) => {
       const res = await post('/core-ws-rest/customer', record);
       expectRejected(res, path, code);
@@ -196,11 +346,17 @@ describe('HTTP API endpoints', () => {
       const batch = await post('/core-ws-rest/batch-customers', {
         customers: [batchItem({ listAddress: [{ addressType: 'RESIDENTIAL' }, { addressType: 'CASTLE' }] })],
       });
-      expect(batch.body.results[0]).toMatchObject({ resultType: 'REQUEST_REJECTED', errorCode: 'K003.listAddress.addressType.UNKNOWN_CODE' });
+      expect(batch.body.results[0]).toMatchObject({
+        resultType: 'REQUEST_REJECTED',
+        errorCode: 'K003.listAddress.addressType.UNKNOWN_CODE',
+      });
       expect(batch.body.results[0].errorDescription).toContain('listAddress[1].addressType');
       const s = await post('/core-ws-rest/simplifiedCustomer', simplified({ riskManagementCategory: 'VIP' }));
       expect(s.status).toBe(400);
-      expect(s.body).toMatchObject({ resultType: 'REQUEST_REJECTED', errorCode: 'K006.riskManagementCategory.UNKNOWN_CODE' });
+      expect(s.body).toMatchObject({
+        resultType: 'REQUEST_REJECTED',
+        errorCode: 'K006.riskManagementCategory.UNKNOWN_CODE',
+      });
     });
   });
 
@@ -208,30 +364,50 @@ describe('HTTP API endpoints', () => {
     it('single, then batch: the batch item is rejected, the batch answers 200', async () => {
       const first = individual();
       expect((await post('/core-ws-rest/customer', first)).status).toBe(200);
-      const batch = await post('/core-ws-rest/batch-customers', { customers: [batchItem({ communicationNumber: first.communicationNumber })] });
+      const batch = await post('/core-ws-rest/batch-customers', {
+        customers: [batchItem({ communicationNumber: first.communicationNumber })],
+      });
       expect(batch.status).toBe(200);
-      expect(batch.body.results[0]).toMatchObject({ resultType: 'REQUEST_REJECTED', errorCode: 'O001', communicationNumber: first.communicationNumber });
+      expect(batch.body.results[0]).toMatchObject({
+        resultType: 'REQUEST_REJECTED',
+        errorCode: 'O001',
+        communicationNumber: first.communicationNumber,
+      });
     });
 
     it('batch, then simplified: 400 O001 with its description', async () => {
       const item = batchItem();
-      expect((await post('/core-ws-rest/batch-customers', { customers: [item] })).body.results[0].resultType).toBe('REQUEST_ACCEPTED');
-      const res = await post('/core-ws-rest/simplifiedCustomer', simplified({ communicationNumber: item.communicationNumber }));
+      expect(
+        (await post('/core-ws-rest/batch-customers', { customers: [item] })).body.results[0].resultType,
+      ).toBe('REQUEST_ACCEPTED');
+      const res = await post(
+        '/core-ws-rest/simplifiedCustomer',
+        simplified({ communicationNumber: item.communicationNumber }),
+      );
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ resultType: 'REQUEST_REJECTED', errorCode: 'O001', errorDescription: expect.stringMatching(/already used/) });
+      expect(res.body).toEqual({
+        resultType: 'REQUEST_REJECTED',
+        errorCode: 'O001',
+        errorDescription: expect.stringMatching(/already used/),
+      });
     });
 
     it('simplified, then single: 400 O001', async () => {
       const s = simplified();
       expect((await post('/core-ws-rest/simplifiedCustomer', s)).status).toBe(200);
-      const res = await post('/core-ws-rest/customer', individual({ communicationNumber: s.communicationNumber }));
+      const res = await post(
+        '/core-ws-rest/customer',
+        individual({ communicationNumber: s.communicationNumber }),
+      );
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ resultType: 'REQUEST_REJECTED', errorCode: 'O001' });
     });
 
     it('twice within one batch: the first is accepted, the second rejected', async () => {
       const comm = uniqueId('comm');
-      const res = await post('/core-ws-rest/batch-customers', { customers: [batchItem({ communicationNumber: comm }), batchItem({ communicationNumber: comm })] });
+      const res = await post('/core-ws-rest/batch-customers', {
+        customers: [batchItem({ communicationNumber: comm }), batchItem({ communicationNumber: comm })],
+      });
       expect(res.body.results.map((r: Json) => [r.resultType, r.errorCode])).toEqual([
         ['REQUEST_ACCEPTED', null],
         ['REQUEST_REJECTED', 'O001'],
@@ -240,10 +416,15 @@ describe('HTTP API endpoints', () => {
 
     it('validate-batch-customers reserves nothing but reports numbers already used', async () => {
       const item = batchItem();
-      const validated = await post('/core-ws-rest/validate-batch-customers', { customers: [item, batchItem({ communicationNumber: item.communicationNumber })] });
+      const validated = await post('/core-ws-rest/validate-batch-customers', {
+        customers: [item, batchItem({ communicationNumber: item.communicationNumber })],
+      });
       // Within one validation the duplicate is still reported, as batch-customers would.
       expect(validated.body.results.map((r: Json) => r.errorCode)).toEqual([null, 'O001']);
-      expect((await post('/core-ws-rest/customer', individual({ communicationNumber: item.communicationNumber }))).status).toBe(200);
+      expect(
+        (await post('/core-ws-rest/customer', individual({ communicationNumber: item.communicationNumber })))
+          .status,
+      ).toBe(200);
       const again = await post('/core-ws-rest/validate-batch-customers', { customers: [item] });
       expect(again.body.results[0]).toMatchObject({ resultType: 'REQUEST_REJECTED', errorCode: 'O001' });
     });
@@ -251,20 +432,47 @@ describe('HTTP API endpoints', () => {
 
   describe('batch endpoints', () => {
     it('accept valid items and reject invalid ones individually, in order, each with its own timeElapsedMs', async () => {
-      const items = [batchItem(), without(batchItem(), 'lastName'), without(organization(), 'sourceOfRiskLevel')];
+      const items = [
+        batchItem(),
+        without(batchItem(), 'lastName'),
+        without(organization(), 'sourceOfRiskLevel'),
+      ];
       const res = await post('/core-ws-rest/batch-customers', { customers: items });
       expect(res.status).toBe(200);
       // Rule 2 (docs/api.md): per-item problems live in the items; the top level stays null.
-      expect(res.body).toMatchObject({ errorCode: null, errorDescription: null, timeElapsedMs: expect.any(Number) });
+      expect(res.body).toMatchObject({
+        errorCode: null,
+        errorDescription: null,
+        timeElapsedMs: expect.any(Number),
+      });
       const results = res.body.results as Json[];
       expect(results).toHaveLength(3);
       results.forEach((r, i) => {
-        expect(r).toMatchObject({ businessUnit: 'DEMO', communicationNumber: items[i]!.communicationNumber, customerExtId: items[i]!.customerExtId });
+        expect(r).toMatchObject({
+          businessUnit: 'DEMO',
+          communicationNumber: items[i]!.communicationNumber,
+          customerExtId: items[i]!.customerExtId,
+        });
         expect(Number.isInteger(r.timeElapsedMs) && (r.timeElapsedMs as number) >= 0).toBe(true);
-        expect(Object.keys(r).sort()).toEqual(['businessUnit', 'communicationNumber', 'customerExtId', 'errorCode', 'errorDescription', 'resultType', 'timeElapsedMs']);
+        expect(Object.keys(r).sort()).toEqual([
+          'businessUnit',
+          'communicationNumber',
+          'customerExtId',
+          'errorCode',
+          'errorDescription',
+          'resultType',
+          'timeElapsedMs',
+        ]);
       });
-      expect(results.map((r) => r.resultType)).toEqual(['REQUEST_ACCEPTED', 'REQUEST_REJECTED', 'REQUEST_ACCEPTED']);
-      expect(results[1]).toMatchObject({ errorCode: 'V001.lastName.REQUIRED', errorDescription: expect.stringContaining('lastName') });
+      expect(results.map((r) => r.resultType)).toEqual([
+        'REQUEST_ACCEPTED',
+        'REQUEST_REJECTED',
+        'REQUEST_ACCEPTED',
+      ]);
+      expect(results[1]).toMatchObject({
+        errorCode: 'V001.lastName.REQUIRED',
+        errorDescription: expect.stringContaining('lastName'),
+      });
       expect(results[0]).toMatchObject({ errorCode: null, errorDescription: null });
       await visible(items[0]!);
       await visible(items[2]!);
@@ -273,25 +481,37 @@ describe('HTTP API endpoints', () => {
 
     it('an all-valid batch has null top-level errorCode and errorDescription', async () => {
       const res = await post('/core-ws-rest/batch-customers', { customers: [batchItem()] });
-      expect(res.body).toMatchObject({ errorCode: null, errorDescription: null, results: [{ resultType: 'REQUEST_ACCEPTED' }] });
+      expect(res.body).toMatchObject({
+        errorCode: null,
+        errorDescription: null,
+        results: [{ resultType: 'REQUEST_ACCEPTED' }],
+      });
     });
 
     it('validate-batch-customers saves nothing: no customer appears and the communicationNumber stays free', async () => {
       const items = [batchItem(), batchItem()];
       const res = await post('/core-ws-rest/validate-batch-customers', { customers: items });
       expect(res.status).toBe(200);
-      expect(res.body.results.map((r: Json) => r.resultType)).toEqual(['REQUEST_ACCEPTED', 'REQUEST_ACCEPTED']);
+      expect(res.body.results.map((r: Json) => r.resultType)).toEqual([
+        'REQUEST_ACCEPTED',
+        'REQUEST_ACCEPTED',
+      ]);
       // A later import through the same pipeline is visible; the validated ones never were sent.
       const sentinel = individual();
       expect((await post('/core-ws-rest/customer', sentinel)).status).toBe(200);
       await visible(sentinel);
       for (const item of items) expect((await get(customerOf(item))).status).toBe(404);
       for (const item of items) {
-        const events = await get(`/api/integration-services/v1/communications-events/${String(item.communicationNumber)}`);
+        const events = await get(
+          `/api/integration-services/v1/communications-events/${String(item.communicationNumber)}`,
+        );
         expect(events.status).toBe(404);
       }
       const reused = await post('/core-ws-rest/batch-customers', { customers: items });
-      expect(reused.body.results.map((r: Json) => r.resultType)).toEqual(['REQUEST_ACCEPTED', 'REQUEST_ACCEPTED']);
+      expect(reused.body.results.map((r: Json) => r.resultType)).toEqual([
+        'REQUEST_ACCEPTED',
+        'REQUEST_ACCEPTED',
+      ]);
     });
 
     it.each(['/core-ws-rest/validate-batch-customers', '/core-ws-rest/batch-customers'])(
@@ -306,9 +526,15 @@ describe('HTTP API endpoints', () => {
         });
         expect(res.status).toBe(200);
         const [evaluate, screen, ok] = res.body.results as Json[];
-        expect(evaluate).toMatchObject({ resultType: 'REQUEST_REJECTED', errorDescription: expect.stringContaining('sourceOfRiskLevel') });
+        expect(evaluate).toMatchObject({
+          resultType: 'REQUEST_REJECTED',
+          errorDescription: expect.stringContaining('sourceOfRiskLevel'),
+        });
         expect(String(evaluate!.errorCode)).toMatch(/^V001\./);
-        expect(screen).toMatchObject({ resultType: 'REQUEST_REJECTED', errorCode: 'V001.initializeScreeningProcesses.NOT_ALLOWED_IN_BATCH' });
+        expect(screen).toMatchObject({
+          resultType: 'REQUEST_REJECTED',
+          errorCode: 'V001.initializeScreeningProcesses.NOT_ALLOWED_IN_BATCH',
+        });
         expect(ok).toMatchObject({ resultType: 'REQUEST_ACCEPTED' });
       },
     );
@@ -322,9 +548,15 @@ describe('HTTP API endpoints', () => {
         const over = Array.from({ length: MAX_BATCH + 1 }, () => batchItem());
         const res = await post(path, { customers: over });
         expect(res.status).toBe(400);
-        expect(res.body).toEqual({ timestamp: expect.any(String), status: 400, error: expect.stringMatching(/^BATCH_TOO_LARGE/), path });
+        expect(res.body).toEqual({
+          timestamp: expect.any(String),
+          status: 400,
+          error: expect.stringMatching(/^BATCH_TOO_LARGE/),
+          path,
+        });
         expect(Number.isNaN(Date.parse(res.body.timestamp))).toBe(false);
-        if (path.endsWith('/batch-customers')) for (const item of over) expect((await get(customerOf(item))).status).toBe(404);
+        if (path.endsWith('/batch-customers'))
+          for (const item of over) expect((await get(customerOf(item))).status).toBe(404);
       },
     );
 
@@ -336,11 +568,18 @@ describe('HTTP API endpoints', () => {
       const path = '/core-ws-rest/batch-customers';
       const res = await post(path, body);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ timestamp: expect.any(String), status: 400, error: expect.any(String), path });
+      expect(res.body).toEqual({
+        timestamp: expect.any(String),
+        status: 400,
+        error: expect.any(String),
+        path,
+      });
     });
 
     it('rejects an item for a business unit the token does not cover, and only that item', async () => {
-      const res = await post('/core-ws-rest/validate-batch-customers', { customers: [batchItem({ businessUnit: 'ELSEWHERE' }), batchItem()] });
+      const res = await post('/core-ws-rest/validate-batch-customers', {
+        customers: [batchItem({ businessUnit: 'ELSEWHERE' }), batchItem()],
+      });
       expect(res.status).toBe(200);
       expect(res.body.results.map((r: Json) => [r.resultType, r.errorCode])).toEqual([
         ['REQUEST_REJECTED', 'AUTH_FORBIDDEN_BUSINESS_UNIT'],
@@ -355,25 +594,57 @@ describe('HTTP API endpoints', () => {
       const res = await post('/core-ws-rest/simplifiedCustomer', person);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ resultType: 'REQUEST_ACCEPTED', errorCode: null, errorDescription: null });
-      const org = simplified({ entityType: 'ORGANIZATION', riskManagementCategory: 'ORG_OCCASIONAL', title: 'Shop', firstName: undefined, lastName: undefined });
-      expect((await post('/core-ws-rest/simplifiedCustomer', JSON.parse(JSON.stringify(org)))).status).toBe(200);
+      const org = simplified({
+        entityType: 'ORGANIZATION',
+        riskManagementCategory: 'ORG_OCCASIONAL',
+        title: 'Shop',
+        firstName: undefined,
+        lastName: undefined,
+      });
+      expect((await post('/core-ws-rest/simplifiedCustomer', JSON.parse(JSON.stringify(org)))).status).toBe(
+        200,
+      );
       await visible(person);
-      expect((await get(customerOf(person))).body).toMatchObject({ simplified: true, customer: { firstName: 'Sam' } });
+      expect((await get(customerOf(person))).body).toMatchObject({
+        simplified: true,
+        customer: { firstName: 'Sam' },
+      });
     });
 
     it.each<[string, Json, string]>([
-      ['a field outside the simplified record', simplified({ birthDate: '1990-01-01' }), 'V001.UNKNOWN_FIELD'],
-      ['no title for an ORGANIZATION', without(simplified({ entityType: 'ORGANIZATION' }), 'firstName', 'lastName'), 'V001.title.REQUIRED'],
-      ['no riskManagementCategory', without(simplified(), 'riskManagementCategory'), 'V001.riskManagementCategory.REQUIRED'],
+      [
+        'a field outside the simplified record',
+        simplified({ birthDate: '1990-01-01' }),
+        'V001.UNKNOWN_FIELD',
+      ],
+      [
+        'no title for an ORGANIZATION',
+        without(simplified({ entityType: 'ORGANIZATION' }), 'firstName', 'lastName'),
+        'V001.title.REQUIRED',
+      ],
+      [
+        'no riskManagementCategory',
+        without(simplified(), 'riskManagementCategory'),
+        'V001.riskManagementCategory.REQUIRED',
+      ],
     ])('rejects %s with 400 REQUEST_REJECTED', async (_name, record, code) => {
       const res = await post('/core-ws-rest/simplifiedCustomer', record);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ resultType: 'REQUEST_REJECTED', errorCode: code, errorDescription: expect.stringMatching(/^Validation failed: /) });
+      expect(res.body).toEqual({
+        resultType: 'REQUEST_REJECTED',
+        errorCode: code,
+        errorDescription: expect.stringMatching(/^Validation failed: /),
+      });
     });
   });
 
   describe('transport-level refusals', () => {
-    const writes = ['/core-ws-rest/customer', '/core-ws-rest/validate-batch-customers', '/core-ws-rest/batch-customers', '/core-ws-rest/simplifiedCustomer'];
+    const writes = [
+      '/core-ws-rest/customer',
+      '/core-ws-rest/validate-batch-customers',
+      '/core-ws-rest/batch-customers',
+      '/core-ws-rest/simplifiedCustomer',
+    ];
 
     it.each(writes)('%s: a body over MAX_BODY_BYTES gets 413 PAYLOAD_TOO_LARGE', async (path) => {
       const res = await post(path, individual({ activityDescription: 'a'.repeat(MAX_BODY + 1) }));
@@ -381,13 +652,24 @@ describe('HTTP API endpoints', () => {
       expect(res.body).toEqual({ errorCode: 'PAYLOAD_TOO_LARGE', errorDescription: expect.any(String) });
     });
 
-    it.each(writes)('%s: a body that is not application/json gets 415 UNSUPPORTED_MEDIA_TYPE', async (path) => {
-      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
-        const res = await api.send(path, { method: 'POST', token, body: JSON.stringify(individual()), headers: { 'content-type': type } });
-        expect(res.status).toBe(415);
-        expect(res.body).toEqual({ errorCode: 'UNSUPPORTED_MEDIA_TYPE', errorDescription: expect.any(String) });
-      }
-    });
+    it.each(writes)(
+      '%s: a body that is not application/json gets 415 UNSUPPORTED_MEDIA_TYPE',
+      async (path) => {
+        for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+          const res = await api.send(path, {
+            method: 'POST',
+            token,
+            body: JSON.stringify(individual()),
+            headers: { 'content-type': type },
+          });
+          expect(res.status).toBe(415);
+          expect(res.body).toEqual({
+            errorCode: 'UNSUPPORTED_MEDIA_TYPE',
+            errorDescription: expect.any(String),
+          });
+        }
+      },
+    );
 
     it('malformed JSON gets 400 in the shape of each endpoint', async () => {
       const bad = '{"communicationNumber": "x",';
@@ -404,11 +686,20 @@ describe('HTTP API endpoints', () => {
       for (const path of ['/core-ws-rest/validate-batch-customers', '/core-ws-rest/batch-customers']) {
         const res = await post(path, bad);
         expect(res.status).toBe(400);
-        expect(res.body).toEqual({ timestamp: expect.any(String), status: 400, error: expect.stringMatching(/^MALFORMED_JSON/), path });
+        expect(res.body).toEqual({
+          timestamp: expect.any(String),
+          status: 400,
+          error: expect.stringMatching(/^MALFORMED_JSON/),
+          path,
+        });
       }
       const s = await post('/core-ws-rest/simplifiedCustomer', bad);
       expect(s.status).toBe(400);
-      expect(s.body).toEqual({ resultType: 'REQUEST_REJECTED', errorCode: 'MALFORMED_JSON', errorDescription: expect.any(String) });
+      expect(s.body).toEqual({
+        resultType: 'REQUEST_REJECTED',
+        errorCode: 'MALFORMED_JSON',
+        errorDescription: expect.any(String),
+      });
     });
   });
 
@@ -416,29 +707,50 @@ describe('HTTP API endpoints', () => {
     it('an unknown path under validate-batch-customers: errorCode "404", NotFound', async () => {
       const res = await post('/core-ws-rest/validate-batch-customers/unknown', { customers: [] });
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ errorCode: '404', errorDescription: 'NotFound', timeElapsedMs: expect.any(Number) });
+      expect(res.body).toEqual({
+        errorCode: '404',
+        errorDescription: 'NotFound',
+        timeElapsedMs: expect.any(Number),
+      });
     });
 
     it('an unknown path under batch-customers: errorCode "404", Not Found', async () => {
       const res = await post('/core-ws-rest/batch-customers/unknown/deeper', { customers: [] });
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ errorCode: '404', errorDescription: 'Not Found', timeElapsedMs: expect.any(Number) });
+      expect(res.body).toEqual({
+        errorCode: '404',
+        errorDescription: 'Not Found',
+        timeElapsedMs: expect.any(Number),
+      });
     });
 
     it('an unknown path under simplifiedCustomer: { timestamp, status 404, error, path }', async () => {
       const res = await post('/core-ws-rest/simplifiedCustomer/unknown', simplified());
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ timestamp: expect.any(String), status: 404, error: 'Not Found', path: '/core-ws-rest/simplifiedCustomer/unknown' });
+      expect(res.body).toEqual({
+        timestamp: expect.any(String),
+        status: 404,
+        error: 'Not Found',
+        path: '/core-ws-rest/simplifiedCustomer/unknown',
+      });
     });
 
     it('GET on a batch endpoint (wrong method) is its 404 too', async () => {
       const res = await get('/core-ws-rest/batch-customers');
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ errorCode: '404', errorDescription: 'Not Found', timeElapsedMs: expect.any(Number) });
+      expect(res.body).toEqual({
+        errorCode: '404',
+        errorDescription: 'Not Found',
+        timeElapsedMs: expect.any(Number),
+      });
     });
 
     it('other unknown resources get the ErrorBody NOT_FOUND', async () => {
-      for (const path of ['/core-ws-rest/unknown', `/api/customers/DEMO/${uniqueId('nobody')}`, `/api/integration-services/v1/communications-events/${uniqueId('never')}`]) {
+      for (const path of [
+        '/core-ws-rest/unknown',
+        `/api/customers/DEMO/${uniqueId('nobody')}`,
+        `/api/integration-services/v1/communications-events/${uniqueId('never')}`,
+      ]) {
         const res = await get(path);
         expect(res.status).toBe(404);
         expect(res.body).toEqual({ errorCode: 'NOT_FOUND', errorDescription: expect.any(String) });
@@ -478,7 +790,10 @@ describe('HTTP API endpoints', () => {
       const multi = await localToken({ businessUnits: ['DEMO', 'ELSEWHERE'] });
       const res = await api.get('/classifier/country', multi);
       expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ errorCode: 'V001', errors: [{ path: 'businessUnit', code: 'V001.businessUnit.REQUIRED' }] });
+      expect(res.body).toMatchObject({
+        errorCode: 'V001',
+        errors: [{ path: 'businessUnit', code: 'V001.businessUnit.REQUIRED' }],
+      });
     });
   });
 
@@ -487,14 +802,23 @@ describe('HTTP API endpoints', () => {
       const res = await get(`/api/customers/DEMO/${'x'.repeat(256)}`);
       expect(res.status).toBe(400);
       expect(res.body.errorCode).toBe('V001');
-      expect((await get(`/api/integration-services/v1/communications-events/${'x'.repeat(256)}`)).status).toBe(400);
+      expect(
+        (await get(`/api/integration-services/v1/communications-events/${'x'.repeat(256)}`)).status,
+      ).toBe(400);
     });
 
     it('serve the OpenAPI document, the docs page, the probes and the metrics', async () => {
       const openapi = await get('/openapi.json');
       expect(openapi.status).toBe(200);
       expect(openapi.body.openapi).toBe('3.1.0');
-      for (const p of ['/core-ws-rest/customer', '/core-ws-rest/validate-batch-customers', '/core-ws-rest/batch-customers', '/core-ws-rest/simplifiedCustomer', '/classifier/riskManagementCategory', '/api/customers/{businessUnit}/{customerExtId}']) {
+      for (const p of [
+        '/core-ws-rest/customer',
+        '/core-ws-rest/validate-batch-customers',
+        '/core-ws-rest/batch-customers',
+        '/core-ws-rest/simplifiedCustomer',
+        '/classifier/riskManagementCategory',
+        '/api/customers/{businessUnit}/{customerExtId}',
+      ]) {
         expect(Object.keys(openapi.body.paths)).toContain(p);
       }
       const docs = await api.get('/docs');

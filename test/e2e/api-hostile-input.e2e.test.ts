@@ -28,19 +28,36 @@ describe('HTTP API under hostile input', () => {
   const customerOf = (r: Json) => `/api/customers/DEMO/${encodeURIComponent(String(r.customerExtId))}`;
   const rejectedAt = (res: Answer, path: string, code?: string) => {
     expect(res.status).toBe(400);
-    expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path, ...(code ? { code } : {}) })]));
+    expect(res.body.errors).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path, ...(code ? { code } : {}) })]),
+    );
   };
 
   it('deeply nested arrays and objects are refused as a wrong type, not by exhausting the stack', async () => {
     const depth = 10000;
-    const arrays = JSON.stringify(individual()).replace('"firstName":"Ann"', `"firstName":${'['.repeat(depth)}${']'.repeat(depth)}`);
+    const arrays = JSON.stringify(individual()).replace(
+      '"firstName":"Ann"',
+      `"firstName":${'['.repeat(depth)}${']'.repeat(depth)}`,
+    );
     rejectedAt(await post('/core-ws-rest/customer', arrays), 'firstName', 'V001.firstName.INVALID_TYPE');
-    const objects = JSON.stringify(individual()).replace('"listAddress":', '').replace('"firstName":"Ann"', `"firstName":"Ann","listAddress":[${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}]`);
-    rejectedAt(await post('/core-ws-rest/customer', objects), 'listAddress[0].a', 'V001.listAddress.UNKNOWN_FIELD');
+    const objects = JSON.stringify(individual())
+      .replace('"listAddress":', '')
+      .replace(
+        '"firstName":"Ann"',
+        `"firstName":"Ann","listAddress":[${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}]`,
+      );
+    rejectedAt(
+      await post('/core-ws-rest/customer', objects),
+      'listAddress[0].a',
+      'V001.listAddress.UNKNOWN_FIELD',
+    );
     const batch = `{"customers":[${'['.repeat(depth)}${']'.repeat(depth)}]}`;
     const res = await post('/core-ws-rest/validate-batch-customers', batch);
     expect(res.status).toBe(200);
-    expect(res.body.results[0]).toMatchObject({ resultType: 'REQUEST_REJECTED', errorCode: 'V001.INVALID_TYPE' });
+    expect(res.body.results[0]).toMatchObject({
+      resultType: 'REQUEST_REJECTED',
+      errorCode: 'V001.INVALID_TYPE',
+    });
   });
 
   it('wrong types in every field are refused with that field named', async () => {
@@ -55,7 +72,12 @@ describe('HTTP API under hostile input', () => {
     let tried = 0;
     for (const [field, value] of Object.entries(base)) {
       for (const w of wrong) {
-        if (typeof w === typeof value && Array.isArray(w) === Array.isArray(value) && (w === null) === (value === null)) continue;
+        if (
+          typeof w === typeof value &&
+          Array.isArray(w) === Array.isArray(value) &&
+          (w === null) === (value === null)
+        )
+          continue;
         // A numeric string is a documented form of initialDepositAmount.
         if (field === 'initialDepositAmount' && typeof w === 'number') continue;
         const res = await post('/core-ws-rest/customer', { ...base, [field]: w });
@@ -70,20 +92,36 @@ describe('HTTP API under hostile input', () => {
       expect(res.status).toBe(400);
       expect(res.body.resultType).toBe('REQUEST_REJECTED');
     }
-    const batch = await post('/core-ws-rest/validate-batch-customers', { customers: [null, 1, 'x', [], {}, true] });
+    const batch = await post('/core-ws-rest/validate-batch-customers', {
+      customers: [null, 1, 'x', [], {}, true],
+    });
     expect(batch.status).toBe(200);
     expect(batch.body.results.every((r: Json) => r.resultType === 'REQUEST_REJECTED')).toBe(true);
   });
 
-  it.each(['2023-02-30', '2023-13-01', '20230101', '2023-1-1', '2023-02-29', '0000-00-00', '2023-01-01T00:00:00Z', '', ' 2023-01-01'])(
-    'the impossible or ill-formed date %p is refused as INVALID_DATE',
-    async (date) => {
-      const res = await post('/core-ws-rest/customer', individual({ birthDate: date }));
-      rejectedAt(res, 'birthDate', 'V001.birthDate.INVALID_DATE');
-      const nested = await post('/core-ws-rest/customer', individual({ listBusinessEntityDocument: [{ documentIssueDate: date }] }));
-      rejectedAt(nested, 'listBusinessEntityDocument[0].documentIssueDate', 'V001.listBusinessEntityDocument.documentIssueDate.INVALID_DATE');
-    },
-  );
+  it.each([
+    '2023-02-30',
+    '2023-13-01',
+    '20230101',
+    '2023-1-1',
+    '2023-02-29',
+    '0000-00-00',
+    '2023-01-01T00:00:00Z',
+    '',
+    ' 2023-01-01',
+  ])('the impossible or ill-formed date %p is refused as INVALID_DATE', async (date) => {
+    const res = await post('/core-ws-rest/customer', individual({ birthDate: date }));
+    rejectedAt(res, 'birthDate', 'V001.birthDate.INVALID_DATE');
+    const nested = await post(
+      '/core-ws-rest/customer',
+      individual({ listBusinessEntityDocument: [{ documentIssueDate: date }] }),
+    );
+    rejectedAt(
+      nested,
+      'listBusinessEntityDocument[0].documentIssueDate',
+      'V001.listBusinessEntityDocument.documentIssueDate.INVALID_DATE',
+    );
+  });
 
   it('numbers beyond their bounds are refused, never coerced', async () => {
     for (const [field, raw] of [
@@ -93,12 +131,23 @@ describe('HTTP API under hostile input', () => {
       ['companyAssetValue', '1e400'],
       ['numberOfAudits', '99999999999999999999999'],
     ] as const) {
-      const text = JSON.stringify({ ...individual(), entityType: 'ORGANIZATION', title: 'T', firstName: undefined, lastName: undefined, citizenshipCountry: undefined, riskManagementCategory: 'ORG' }).replace(/}$/, `,"${field}":${raw}}`);
+      const text = JSON.stringify({
+        ...individual(),
+        entityType: 'ORGANIZATION',
+        title: 'T',
+        firstName: undefined,
+        lastName: undefined,
+        citizenshipCountry: undefined,
+        riskManagementCategory: 'ORG',
+      }).replace(/}$/, `,"${field}":${raw}}`);
       const res = await post('/core-ws-rest/customer', text);
       expect({ field, raw, status: res.status }).toEqual({ field, raw, status: 400 });
       expect(JSON.stringify(res.body.errors)).toContain(`"path":"${field}"`);
     }
-    rejectedAt(await post('/core-ws-rest/customer', individual({ initialDepositAmount: '1e5' })), 'initialDepositAmount');
+    rejectedAt(
+      await post('/core-ws-rest/customer', individual({ initialDepositAmount: '1e5' })),
+      'initialDepositAmount',
+    );
   });
 
   it('odd Unicode is stored exactly as sent; NUL is refused', async () => {
@@ -109,17 +158,29 @@ describe('HTTP API under hostile input', () => {
     };
     const record = individual(names);
     expect((await post('/core-ws-rest/customer', record)).status).toBe(200);
-    await eventually(async () => ((await get(customerOf(record))).status === 200 ? true : undefined), 60000, 'unicode customer');
+    await eventually(
+      async () => ((await get(customerOf(record))).status === 200 ? true : undefined),
+      60000,
+      'unicode customer',
+    );
     expect((await get(customerOf(record))).body.customer).toMatchObject(names);
 
-    rejectedAt(await post('/core-ws-rest/customer', individual({ firstName: 'a\u0000b' })), 'firstName', 'V001.firstName.FORBIDDEN_CHARACTER');
+    rejectedAt(
+      await post('/core-ws-rest/customer', individual({ firstName: 'a\u0000b' })),
+      'firstName',
+      'V001.firstName.FORBIDDEN_CHARACTER',
+    );
     rejectedAt(
       await post('/core-ws-rest/customer', individual({ listAddress: [{ city: '\u0000' }] })),
       'listAddress[0].city',
       'V001.listAddress.city.FORBIDDEN_CHARACTER',
     );
     const nulExtId = individual({ customerExtId: 'ext\u0000id' });
-    rejectedAt(await post('/core-ws-rest/customer', nulExtId), 'customerExtId', 'V001.customerExtId.FORBIDDEN_CHARACTER');
+    rejectedAt(
+      await post('/core-ws-rest/customer', nulExtId),
+      'customerExtId',
+      'V001.customerExtId.FORBIDDEN_CHARACTER',
+    );
   });
 
   it('keys aimed at MongoDB ($-prefixed, dotted) are refused and never stored', async () => {
@@ -135,10 +196,17 @@ describe('HTTP API under hostile input', () => {
       expect((await get(customerOf(record))).status).toBe(404);
     }
     // An operator where a string belongs is a wrong type, including in path and query parameters.
-    rejectedAt(await post('/core-ws-rest/customer', individual({ customerExtId: { $ne: null } })), 'customerExtId');
+    rejectedAt(
+      await post('/core-ws-rest/customer', individual({ customerExtId: { $ne: null } })),
+      'customerExtId',
+    );
     expect((await get('/api/customers/DEMO/%7B%22%24ne%22%3Anull%7D')).status).toBe(404);
-    expect([400, 404]).toContain((await get('/api/integration-services/v1/communications-events/x?businessUnit[$ne]=x')).status);
-    expect([200, 400]).toContain((await get('/classifier/country?businessUnit=DEMO&businessUnit=OTHER')).status);
+    expect([400, 404]).toContain(
+      (await get('/api/integration-services/v1/communications-events/x?businessUnit[$ne]=x')).status,
+    );
+    expect([200, 400]).toContain(
+      (await get('/classifier/country?businessUnit=DEMO&businessUnit=OTHER')).status,
+    );
   });
 
   it('__proto__ and constructor keys are refused, never stored, and do not pollute Object.prototype', async () => {
@@ -147,15 +215,27 @@ describe('HTTP API under hostile input', () => {
     const pollutions = [
       text.replace(/^{/, '{"__proto__":{"lastName":"Polluted","isAdmin":true},'),
       text.replace(/^{/, '{"constructor":{"prototype":{"lastName":"Polluted"}},'),
-      text.replace('"citizenshipCountry":"LT"', '"citizenshipCountry":"LT","listAddress":[{"__proto__":{"lastName":"Polluted"}}]'),
-      text.replace('"citizenshipCountry":"LT"', '"citizenshipCountry":"LT","fieldOfActivity":{"constructor":{"prototype":{"lastName":"Polluted"}}}'),
+      text.replace(
+        '"citizenshipCountry":"LT"',
+        '"citizenshipCountry":"LT","listAddress":[{"__proto__":{"lastName":"Polluted"}}]',
+      ),
+      text.replace(
+        '"citizenshipCountry":"LT"',
+        '"citizenshipCountry":"LT","fieldOfActivity":{"constructor":{"prototype":{"lastName":"Polluted"}}}',
+      ),
     ];
     const paths = ['__proto__', 'constructor', 'listAddress[0].__proto__', 'fieldOfActivity.constructor'];
     for (const [i, body] of pollutions.entries()) {
       rejectedAt(await post('/core-ws-rest/customer', body), paths[i]!, undefined);
     }
-    const batch = await post('/core-ws-rest/batch-customers', `{"customers":[${JSON.stringify(batchItem()).replace(/^{/, '{"__proto__":{"lastName":"Polluted"},')}]}`);
-    expect(batch.body.results[0]).toMatchObject({ resultType: 'REQUEST_REJECTED', errorCode: 'V001.UNKNOWN_FIELD' });
+    const batch = await post(
+      '/core-ws-rest/batch-customers',
+      `{"customers":[${JSON.stringify(batchItem()).replace(/^{/, '{"__proto__":{"lastName":"Polluted"},')}]}`,
+    );
+    expect(batch.body.results[0]).toMatchObject({
+      resultType: 'REQUEST_REJECTED',
+      errorCode: 'V001.UNKNOWN_FIELD',
+    });
     const simplifiedBody = `{"__proto__":{"firstName":"x"},"communicationNumber":"c","businessUnit":"DEMO"}`;
     expect((await post('/core-ws-rest/simplifiedCustomer', simplifiedBody)).status).toBe(400);
     expect((await get(customerOf(record))).status).toBe(404);
@@ -166,7 +246,11 @@ describe('HTTP API under hostile input', () => {
     rejectedAt(await post('/core-ws-rest/customer', noLastName), 'lastName', 'V001.lastName.REQUIRED');
     // And a normal request behaves normally: accepted and stored without any injected key.
     expect((await post('/core-ws-rest/customer', record)).status).toBe(200);
-    await eventually(async () => ((await get(customerOf(record))).status === 200 ? true : undefined), 60000, 'normal customer');
+    await eventually(
+      async () => ((await get(customerOf(record))).status === 200 ? true : undefined),
+      60000,
+      'normal customer',
+    );
     const stored = (await get(customerOf(record))).body.customer as Json;
     expect(stored.lastName).toBe('Example');
     expect(Object.keys(stored)).not.toContain('isAdmin');
@@ -177,13 +261,26 @@ describe('HTTP API under hostile input', () => {
     const size = 50 * 1024 * 1024;
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const url = new URL('/core-ws-rest/customer', cluster.ingressUrl);
-      const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(size), authorization: `Bearer ${token}` } }, (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      });
+      const req = request(
+        url,
+        {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'content-length': String(size),
+            authorization: `Bearer ${token}`,
+          },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
       // The server may answer and close before the whole body is sent: that is the point.
-      req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err)));
+      req.on('error', (err: NodeJS.ErrnoException) =>
+        err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err),
+      );
       const chunk = Buffer.alloc(1024 * 1024, 'a');
       chunk.write('{"x":"');
       let sent = 0;
@@ -200,18 +297,20 @@ describe('HTTP API under hostile input', () => {
     expect(JSON.parse(answer.body)).toMatchObject({ errorCode: 'PAYLOAD_TOO_LARGE' });
     log.push({ status: answer.status, body: answer.body, headers: new Headers() });
     // Also without a content-length (chunked): the limit is counted, not trusted.
-    const chunked = await cluster.fetch('/core-ws-rest/batch-customers', {
-      method: 'POST',
-      token,
-      body: new ReadableStream({
-        start(controller) {
-          const mb = new TextEncoder().encode('a'.repeat(1024 * 1024));
-          for (let i = 0; i < 12; i++) controller.enqueue(mb);
-          controller.close();
-        },
-      }),
-      duplex: 'half',
-    } as RequestInit & { duplex: 'half' }).catch(() => undefined);
+    const chunked = await cluster
+      .fetch('/core-ws-rest/batch-customers', {
+        method: 'POST',
+        token,
+        body: new ReadableStream({
+          start(controller) {
+            const mb = new TextEncoder().encode('a'.repeat(1024 * 1024));
+            for (let i = 0; i < 12; i++) controller.enqueue(mb);
+            controller.close();
+          },
+        }),
+        duplex: 'half',
+      } as RequestInit & { duplex: 'half' })
+      .catch(() => undefined);
     if (chunked) expect(chunked.status).toBe(413);
     expect((await api.get('/health/ready')).status).toBe(200);
   });
@@ -220,7 +319,12 @@ describe('HTTP API under hostile input', () => {
     const items = Array.from({ length: 1001 }, () => batchItem());
     const res = await post('/core-ws-rest/batch-customers', { customers: items });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ timestamp: expect.any(String), status: 400, error: expect.stringMatching(/^BATCH_TOO_LARGE/), path: '/core-ws-rest/batch-customers' });
+    expect(res.body).toEqual({
+      timestamp: expect.any(String),
+      status: 400,
+      error: expect.stringMatching(/^BATCH_TOO_LARGE/),
+      path: '/core-ws-rest/batch-customers',
+    });
     expect((await get(customerOf(items[0]!))).status).toBe(404);
     const full = await post('/core-ws-rest/validate-batch-customers', { customers: items.slice(0, 1000) });
     expect(full.status).toBe(200);
@@ -228,7 +332,9 @@ describe('HTTP API under hostile input', () => {
   });
 
   it('oversized headers and key names are refused without a 5xx', async () => {
-    const huge = await cluster.fetch('/classifier/country', { headers: { authorization: `Bearer ${'a'.repeat(20000)}` } }).catch(() => undefined);
+    const huge = await cluster
+      .fetch('/classifier/country', { headers: { authorization: `Bearer ${'a'.repeat(20000)}` } })
+      .catch(() => undefined);
     if (huge) expect([401, 431]).toContain(huge.status);
     const longKey = 'k'.repeat(10000);
     const res = await post('/core-ws-rest/customer', individual({ [longKey]: 1 }));

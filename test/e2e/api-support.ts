@@ -89,7 +89,11 @@ export function client(cluster: TestCluster, log: Answer[] = []) {
     log,
     send,
     post: (path: string, body: unknown, token?: string) =>
-      send(path, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), ...(token ? { token } : {}) }),
+      send(path, {
+        method: 'POST',
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+        ...(token ? { token } : {}),
+      }),
     get: (path: string, token?: string) => send(path, token ? { token } : {}),
   };
 }

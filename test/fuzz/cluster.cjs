@@ -11,10 +11,15 @@ const path = require('node:path');
 const launcher = require('../../deploy/local/services.cjs');
 
 const NAMESPACE = 'fuzz';
-const SERVICES = ['customer', 'projector', 'callback', 'ingress'];
+// The decider and projector first, the ingress last (as services.cjs up). Screening joins when it is
+// built: the ingress forwards /api/screening/* to it. Evaluation and archive answer no HTTP request.
+const SERVICES = ['customer', 'projector', 'screening', 'callback', 'ingress'].filter(
+  (name) =>
+    !launcher.SERVICES[name].optional ||
+    fs.existsSync(path.join(launcher.ROOT, launcher.SERVICES[name].main)),
+);
 
 async function up() {
-  // Optional services join when they are built, so every endpoint the OpenAPI document lists answers.
   for (const name of SERVICES) await launcher.startService(name, { namespace: NAMESPACE });
   return `http://127.0.0.1:${launcher.portOf('ingress', NAMESPACE)}`;
 }
@@ -26,7 +31,9 @@ async function down() {
 async function token() {
   const keys = await launcher.ensureKeys();
   const auth = require(path.join(launcher.ROOT, 'packages/auth/dist/index.js'));
-  const privateJwk = JSON.parse(fs.readFileSync(path.join(path.dirname(keys.jwksFile), 'signing-key.private.jwk.json'), 'utf8'));
+  const privateJwk = JSON.parse(
+    fs.readFileSync(path.join(path.dirname(keys.jwksFile), 'signing-key.private.jwk.json'), 'utf8'),
+  );
   return auth.issueToken({
     privateJwk,
     issuer: 'http://127.0.0.1:8080/local-issuer',

@@ -42,8 +42,15 @@ for (const line of fs.readFileSync(path.join(dir, file), 'utf8').split('\n')) {
     if (n.cases && n.interactions && typeof n.cases === 'object') cases += Object.keys(n.cases).length;
   });
 }
-const byStatus = [...statuses.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`).join(', ');
-console.log(`fuzz summary (${mode}): ${requests} requests sent, ${cases} test cases recorded; statuses ${byStatus || 'none'}`);
+const byStatus = [...statuses.entries()]
+  .sort(([a], [b]) => a - b)
+  .map(([s, n]) => `${s}: ${n}`)
+  .join(', ');
+console.log(
+  `fuzz summary (${mode}): ${requests} requests sent, ${cases} test cases recorded; statuses ${byStatus || 'none'}`,
+);
 const server = [...statuses.entries()].filter(([s]) => s >= 500).reduce((n, [, c]) => n + c, 0);
 console.log(`  5xx responses: ${server}`);
-console.log(`  failed checks: ${failures.size === 0 ? 'none' : [...failures.entries()].map(([k, v]) => `${k} x${v}`).join(', ')}`);
+console.log(
+  `  failed checks: ${failures.size === 0 ? 'none' : [...failures.entries()].map(([k, v]) => `${k} x${v}`).join(', ')}`,
+);

@@ -268,9 +268,13 @@ export function buildOpenApi(): Json {
           responses: {
             '200': json(
               ref('CommunicationsEventsResponse'),
-              'Events in order (CloudEvents); errors holds rejections of the communication, or NOT_FOUND when no event exists (yet) for it.',
+              'Events in order (CloudEvents); errors holds rejections of the communication.',
             ),
             '400': json(ref('ErrorBody'), 'communicationNumber or businessUnit empty or over 255 characters (V001).'),
+            '404': json(
+              ref('ErrorBody'),
+              "No event (yet) for this communicationNumber in the token's business units (NOT_FOUND).",
+            ),
             ...readErrors,
           },
         },

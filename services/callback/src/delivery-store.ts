@@ -66,13 +66,26 @@ export class DeliveryStore {
     return earlier > 0;
   }
 
+  /**
+   * Claims a due delivery for one attempt: only one claimer wins (the document must still be pending
+   * with the attempt count it was read with), and the lease pushes nextAttemptAt past the attempt's
+   * timeout, so neither another round nor another instance sends it meanwhile. A crash during the
+   * attempt lets the lease expire and the delivery is tried again (receivers de-duplicate on ce-id).
+   */
+  async claim(d: DeliveryDoc, leaseUntil: Date): Promise<boolean> {
+    const r = await this.collection.updateOne(
+      { _id: d._id, status: 'pending', attempts: d.attempts },
+      { $set: { attempts: d.attempts + 1, nextAttemptAt: leaseUntil } },
+    );
+    return r.modifiedCount === 1;
+  }
+
   async recordAttempt(d: DeliveryDoc, attempt: DeliveryAttempt, next: { status: DeliveryDoc['status']; nextAttemptAt?: Date }): Promise<void> {
     await this.collection.updateOne(
-      { _id: d._id, attempts: d.attempts },
+      { _id: d._id },
       {
         $set: {
           status: next.status,
-          attempts: d.attempts + 1,
           ...(next.nextAttemptAt ? { nextAttemptAt: next.nextAttemptAt } : {}),
           ...(next.status === 'delivered' ? { deliveredAt: attempt.at } : {}),
         },

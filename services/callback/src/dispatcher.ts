@@ -116,6 +116,8 @@ export class Dispatcher {
   }
 
   private async deliver(d: DeliveryDoc): Promise<void> {
+    const leaseUntil = new Date(this.clock().getTime() + this.opts.timeoutMs + 5000);
+    if (!(await this.opts.store.claim(d, leaseUntil))) return;
     const ce = d.cloudEvent;
     const body = JSON.stringify(ce.data);
     const started = process.hrtime.bigint();

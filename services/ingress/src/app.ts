@@ -121,7 +121,7 @@ export function buildIngress(config: IngressConfig, logger: Logger, clock: () =>
     app.use(operationRoutes({ verifier: deps.verifier, catalog: deps.catalog, publisher: () => publisher, topicPrefix: config.TOPIC_PREFIX, retryAfterSeconds: config.RETRY_AFTER_SECONDS, clock }));
     app.use(riskRoutes({ verifier: deps.verifier, validators, catalog: deps.catalog, gateway: deps.gateway, retryAfterSeconds: config.RETRY_AFTER_SECONDS, clock }));
     app.use((_req, _res, next) => next(new ResourceNotFoundError()));
-    app.use(errorMiddleware(logger, clock));
+    app.use(errorMiddleware(logger, clock, config.RETRY_AFTER_SECONDS));
     return app;
   };
 

@@ -3,7 +3,7 @@ import type { Logger } from '@crs/runtime';
 import type { CustomerEvent } from '@crs/contracts';
 import { StreamReader, type Messaging } from '@crs/messaging';
 import { ProjectionCatalog, ProjectionNames, ensureProjectionIndexes, type ProjectionName } from '@crs/store';
-import { applyCustomerEvent, type CollectionNames } from './projections/customer-projection';
+import { InMemoryProjection, applyCustomerEvent, type CollectionNames } from './projections/customer-projection';
 
 export interface ReplayResult {
   events: number;
@@ -28,8 +28,12 @@ export async function replayProjections(opts: {
   const names = Object.fromEntries(ProjectionNames.map((n) => [n, `${n}_${opts.suffix}`])) as Record<ProjectionName, string>;
   for (const n of Object.values(names)) await db.collection(n).drop().catch(() => undefined);
   await ensureProjectionIndexes(db, names);
-  let events = 0;
   const started = Date.now();
+  // Phase 1: fold the log in memory up to its current end, then write every collection in bulk.
+  const memory = new InMemoryProjection();
+  let mode: 'memory' | 'buffer' | 'live' = 'memory';
+  const pending: CustomerEvent[] = [];
+  let events = 0;
   const reader = new StreamReader<CustomerEvent>({
     kafka: opts.messaging.kafka,
     serde: opts.messaging.serde,
@@ -37,12 +41,21 @@ export async function replayProjections(opts: {
     topic: opts.messaging.topics.customerEvents,
     groupPrefix: `${opts.messaging.prefix}projector-replay`,
     onMessage: async (m) => {
-      await applyCustomerEvent(db, names, m.value);
       events++;
+      // During the bulk write later events wait; after it they go through the live (idempotent) executor.
+      if (mode === 'live') await applyCustomerEvent(db, names, m.value);
+      else if (mode === 'buffer') pending.push(m.value);
+      else memory.apply(m.value);
     },
   });
   await reader.start();
   try {
+    await reader.waitUntilCaughtUp(undefined, opts.onProgress);
+    mode = 'buffer';
+    await memory.writeTo(db, names);
+    while (pending.length > 0) await applyCustomerEvent(db, names, pending.shift()!);
+    mode = 'live';
+    // Phase 2: events that arrived meanwhile, then swap, then what the old projector wrote meanwhile.
     await reader.waitUntilCaughtUp(undefined, opts.onProgress);
     if (opts.activate !== false) {
       const catalog = new ProjectionCatalog(db);

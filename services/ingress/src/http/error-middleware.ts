@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, Request } from 'express';
+import { MongoNetworkError, MongoServerSelectionError } from 'mongodb';
 import {
   ErrorCodes,
   batchBadRequestBody,
@@ -41,7 +42,18 @@ interface Normalized {
 }
 
 /** Body-parser and auth errors are translated to coded errors; anything unknown is a 500 that is logged. */
-function normalize(err: unknown, logger: Logger, req: Request): Normalized {
+function normalize(err: unknown, logger: Logger, req: Request, retryAfterSeconds: number): Normalized {
+  // The database is unreachable (e.g. while it restarts): a transient refusal the client retries,
+  // like a broker that did not acknowledge; the request reserved and published nothing.
+  if (err instanceof MongoServerSelectionError || err instanceof MongoNetworkError) {
+    logger.warn({ requestId: (req as Request & { id?: string }).id, route: req.path, error: err.name }, 'database unavailable');
+    return {
+      status: 503,
+      code: ErrorCodes.ServiceUnavailable,
+      message: 'The database is unavailable; nothing was accepted. Retry later.',
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    };
+  }
   if (err instanceof ApiError) {
     return { status: err.httpStatus, code: err.code, message: err.message, errors: err.fieldErrors, headers: err.headers };
   }
@@ -74,9 +86,9 @@ function normalize(err: unknown, logger: Logger, req: Request): Normalized {
  * The one place where coded errors become HTTP. Spec endpoints answer in the shapes of section 7;
  * every other endpoint answers { errorCode, errorDescription, errors? }.
  */
-export function errorMiddleware(logger: Logger, clock: () => Date): ErrorRequestHandler {
+export function errorMiddleware(logger: Logger, clock: () => Date, retryAfterSeconds = 5): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const n = normalize(err, logger, req);
+    const n = normalize(err, logger, req, retryAfterSeconds);
     for (const [k, v] of Object.entries(n.headers)) res.setHeader(k, v);
     const style = styleOf(req);
     res.status(n.status);

@@ -2,6 +2,7 @@ import { Router, type Request } from 'express';
 import { ServiceUnavailableError } from '../http/api-error';
 
 const FORWARDED_REQUEST_HEADERS = ['authorization', 'content-type', 'x-request-id', 'accept'];
+const FORWARDED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 const FORWARDED_RESPONSE_HEADERS = ['content-type', 'www-authenticate', 'retry-after'];
 
 /**
@@ -29,7 +30,12 @@ export function screeningProxy(deps: { screeningApiUrl: string; timeoutMs: numbe
       throw new ServiceUnavailableError(deps.retryAfterSeconds);
     }
   };
-  router.all(/^\/api\/screening\//, async (req, res) => {
+  router.all(/^\/api\/screening\//, async (req, res, next) => {
+    // fetch refuses TRACE/CONNECT (and the screening API has no such routes): a 404 like any unknown route, not a 503.
+    if (!FORWARDED_METHODS.has(req.method)) {
+      next();
+      return;
+    }
     const upstream = await forward(req, req.method === 'GET' || req.method === 'HEAD' ? undefined : JSON.stringify(req.body ?? {}));
     for (const h of FORWARDED_RESPONSE_HEADERS) {
       const v = upstream.headers.get(h);

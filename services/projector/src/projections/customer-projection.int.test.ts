@@ -1,7 +1,7 @@
 import { MongoClient, type Db } from 'mongodb';
 import type { CustomerEvent } from '@crs/contracts';
 import { ProjectionNames, ensureProjectionIndexes, type ProjectionName } from '@crs/store';
-import { applyCustomerEvent, type CollectionNames } from './customer-projection';
+import { InMemoryProjection, applyCustomerEvent, type CollectionNames } from './customer-projection';
 
 /**
  * Against the real MongoDB-compatible store (FerretDB locally): every event type applied twice, and a
@@ -100,4 +100,34 @@ describe('customer projection (real store)', () => {
     expect(await db.collection(n.communication_events).countDocuments()).toBe(1);
   });
 
+});
+
+describe('in-memory replay executor', () => {
+  let client: MongoClient;
+  let db: Db;
+  beforeAll(async () => {
+    client = await new MongoClient(process.env.MONGODB_URI!).connect();
+    db = client.db(`crs_int_projection_mem_${process.pid}`);
+  });
+  afterAll(async () => {
+    await db.dropDatabase();
+    await client.close();
+  });
+
+  it('writes exactly what the live executor writes, also when events are delivered twice', async () => {
+    const live = Object.fromEntries(ProjectionNames.map((n) => [n, `${n}_live`])) as Record<ProjectionName, string>;
+    const bulk = Object.fromEntries(ProjectionNames.map((n) => [n, `${n}_bulk`])) as Record<ProjectionName, string>;
+    const events = [...history(), ...history().map((e) => ({ ...e, streamId: 'DEMO:C-2', customerExtId: 'C-2', eventId: `${e.eventId}-2` }) as CustomerEvent)];
+    const memory = new InMemoryProjection();
+    for (const e of events) {
+      await applyCustomerEvent(db, live, e);
+      memory.apply(e);
+      memory.apply(e);
+    }
+    await memory.writeTo(db, bulk);
+    for (const n of ProjectionNames) {
+      expect(await db.collection(bulk[n]).find({}).sort({ _id: 1 }).toArray()).toEqual(await db.collection(live[n]).find({}).sort({ _id: 1 }).toArray());
+    }
+    expect(await db.collection(bulk.customers).countDocuments()).toBe(2);
+  });
 });
