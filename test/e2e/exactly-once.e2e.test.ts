@@ -5,7 +5,7 @@ import type { Db } from 'mongodb';
 import { commonConfigSpec, createLogger, loadConfig } from '@crs/runtime';
 import { StreamReader, setUpMessaging, type Messaging } from '@crs/messaging';
 import type { CustomerEvent } from '@crs/contracts';
-import { ProjectionCatalog, ProjectionNames } from '@crs/store';
+import { CustomerProjectionNames, ProjectionCatalog } from '@crs/store';
 import { ROOT, TestCluster, eventually, localToken, uniqueId } from '@crs/testing';
 
 const run = promisify(execFile);
@@ -29,7 +29,11 @@ describe('exactly-once through a decider crash, and replay', () => {
     await cluster.start();
     token = await localToken();
     db = await cluster.db();
-    const config = loadConfig(commonConfigSpec, { ...process.env, TOPIC_PREFIX: `${cluster.namespace}.`, LOG_LEVEL: 'warn' });
+    const config = loadConfig(commonConfigSpec, {
+      ...process.env,
+      TOPIC_PREFIX: `${cluster.namespace}.`,
+      LOG_LEVEL: 'warn',
+    });
     messaging = await setUpMessaging(config, 'e2e-eos', logger);
   });
   afterAll(async () => {
@@ -95,7 +99,11 @@ describe('exactly-once through a decider crash, and replay', () => {
 
     // Every accepted request reaches the read model...
     const customers = await new ProjectionCatalog(db).collection('customers');
-    await eventually(async () => (await customers.countDocuments({ riskLevel: 'LOW' })) >= N, 120000, 'all customers projected');
+    await eventually(
+      async () => (await customers.countDocuments({ riskLevel: 'LOW' })) >= N,
+      120000,
+      'all customers projected',
+    );
 
     // ...and the log holds exactly one set of events per accepted request.
     const log = await readLog();
@@ -118,18 +126,50 @@ describe('exactly-once through a decider crash, and replay', () => {
   it('a replay rebuilds read models equal to the live ones and swaps them in', async () => {
     const catalog = new ProjectionCatalog(db);
     const live: Record<string, unknown[]> = {};
-    for (const n of ProjectionNames) live[n] = await db.collection(await catalog.activeName(n)).find({}).sort({ _id: 1 }).toArray();
-    const { stdout, stderr } = await run(process.execPath, [join(ROOT, 'services/projector/dist/cli/replay.js')], {
-      env: { ...process.env, TOPIC_PREFIX: `${cluster.namespace}.`, MONGODB_DB: cluster.dbName, TOPIC_REPLICATION_FACTOR: '1' },
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    for (const n of CustomerProjectionNames)
+      live[n] = await db
+        .collection(await catalog.activeName(n))
+        .find({})
+        .sort({ _id: 1 })
+        .toArray();
+    // The archive service owns operations and alerts (filled from its own log, not the customer events):
+    // whatever they hold must survive a replay of the customer projections untouched.
+    const archiveOwned = ['operations', 'alerts'] as const;
+    const before: Record<string, { name: string; docs: unknown[] }> = {};
+    for (const n of archiveOwned) {
+      const name = await catalog.activeName(n);
+      await db
+        .collection<{ _id: string }>(name)
+        .insertOne({ _id: `${n}-kept-${uniqueId('m')}`, businessUnit: 'DEMO', marker: true });
+      before[n] = { name, docs: await db.collection(name).find({}).sort({ _id: 1 }).toArray() };
+      expect(before[n]!.docs.length).toBeGreaterThan(0);
+    }
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [join(ROOT, 'services/projector/dist/cli/replay.js')],
+      {
+        env: {
+          ...process.env,
+          TOPIC_PREFIX: `${cluster.namespace}.`,
+          MONGODB_DB: cluster.dbName,
+          TOPIC_REPLICATION_FACTOR: '1',
+        },
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
     expect(`${stdout}${stderr}`).toContain('replay progress');
     catalog.invalidate();
-    for (const n of ProjectionNames) {
+    for (const n of CustomerProjectionNames) {
       const active = await catalog.activeName(n);
       expect(active).not.toBe(n);
       expect(await db.collection(active).find({}).sort({ _id: 1 }).toArray()).toEqual(live[n]);
     }
     expect(live.customers!.length).toBe(N);
+    for (const n of archiveOwned) {
+      expect(await catalog.activeName(n)).toBe(before[n]!.name);
+      expect(await (await catalog.collection(n)).find({}).sort({ _id: 1 }).toArray()).toEqual(
+        before[n]!.docs,
+      );
+    }
   }, 600000);
 });

@@ -1,8 +1,27 @@
 import type { Db, Collection, Document } from 'mongodb';
 
 /** Base names of the read models; the projector may switch a name to a rebuilt copy (see ProjectionCatalog). */
-export const ProjectionNames = ['customers', 'assessments', 'screenings', 'communication_events', 'operations', 'alerts'] as const;
+export const ProjectionNames = [
+  'customers',
+  'assessments',
+  'screenings',
+  'communication_events',
+  'operations',
+  'alerts',
+] as const;
 export type ProjectionName = (typeof ProjectionNames)[number];
+
+/**
+ * The read models the projector builds from the customer event log, and the only ones a replay
+ * rebuilds and switches. `operations` and `alerts` belong to the archive service (its own log).
+ */
+export const CustomerProjectionNames = [
+  'customers',
+  'assessments',
+  'screenings',
+  'communication_events',
+] as const satisfies readonly ProjectionName[];
+export type CustomerProjectionName = (typeof CustomerProjectionNames)[number];
 
 /** Collections owned by one service, not rebuilt from the log. */
 export const OwnedCollections = {
@@ -53,12 +72,16 @@ export class ProjectionCatalog {
   }
 }
 
-/** Indexes every read model needs; created idempotently by the projector on start and by replay. */
-export async function ensureProjectionIndexes(db: Db, names: Record<ProjectionName, string>): Promise<void> {
+/**
+ * Indexes of the projector's read models; created idempotently by the projector on start and by replay.
+ * The archive service creates the indexes of `operations` and `alerts` itself.
+ */
+export async function ensureProjectionIndexes(
+  db: Db,
+  names: Record<CustomerProjectionName, string>,
+): Promise<void> {
   await db.collection(names.customers).createIndex({ businessUnit: 1, customerExtId: 1 });
   await db.collection(names.assessments).createIndex({ streamId: 1, streamVersion: 1 });
   await db.collection(names.screenings).createIndex({ streamId: 1, streamVersion: 1 });
   await db.collection(names.communication_events).createIndex({ businessUnit: 1, communicationNumber: 1 });
-  await db.collection(names.operations).createIndex({ businessUnit: 1, extId: 1 });
-  await db.collection(names.alerts).createIndex({ businessUnit: 1 });
 }

@@ -1,13 +1,18 @@
-import { Health, createMetricsRegistry, startHealthServer, type HealthServer, type Logger } from '@crs/runtime';
+import {
+  Health,
+  createMetricsRegistry,
+  startHealthServer,
+  type HealthServer,
+  type Logger,
+} from '@crs/runtime';
 import type { CustomerEvent } from '@crs/contracts';
 import { AtLeastOnceConsumer, setUpMessaging } from '@crs/messaging';
 import {
+  CustomerProjectionNames,
   ProjectionCatalog,
-  ProjectionNames,
   connectMongo,
   ensureProjectionIndexes,
   pingMongo,
-  type ProjectionName,
 } from '@crs/store';
 import type { MongoClient } from 'mongodb';
 import { applyCustomerEvent, type CollectionNames } from './projections/customer-projection';
@@ -30,14 +35,21 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
   return {
     healthPort: () => server?.port ?? 0,
     async start() {
-      server = await startHealthServer({ health, metrics, port: config.HEALTH_PORT, host: config.HEALTH_HOST });
+      server = await startHealthServer({
+        health,
+        metrics,
+        port: config.HEALTH_PORT,
+        host: config.HEALTH_HOST,
+      });
       const mongo = await connectMongo(config);
       client = mongo.client;
       const db = mongo.db;
       const catalog = new ProjectionCatalog(db);
       const resolveNames = async (): Promise<CollectionNames> => {
-        const entries = await Promise.all(ProjectionNames.map(async (n) => [n, await catalog.activeName(n)] as const));
-        return Object.fromEntries(entries) as Record<ProjectionName, string>;
+        const entries = await Promise.all(
+          CustomerProjectionNames.map(async (n) => [n, await catalog.activeName(n)] as const),
+        );
+        return Object.fromEntries(entries) as CollectionNames;
       };
       await ensureProjectionIndexes(db, await resolveNames());
       const { kafka, serde, topics, prefix } = await setUpMessaging(config, 'projector', logger);

@@ -2,8 +2,12 @@ import type { Db } from 'mongodb';
 import type { Logger } from '@crs/runtime';
 import type { CustomerEvent } from '@crs/contracts';
 import { StreamReader, type Messaging } from '@crs/messaging';
-import { ProjectionCatalog, ProjectionNames, ensureProjectionIndexes, type ProjectionName } from '@crs/store';
-import { InMemoryProjection, applyCustomerEvent, type CollectionNames } from './projections/customer-projection';
+import { CustomerProjectionNames, ProjectionCatalog, ensureProjectionIndexes } from '@crs/store';
+import {
+  InMemoryProjection,
+  applyCustomerEvent,
+  type CollectionNames,
+} from './projections/customer-projection';
 
 export interface ReplayResult {
   events: number;
@@ -12,7 +16,9 @@ export interface ReplayResult {
 }
 
 /**
- * Rebuilds every read model from the customer event log into fresh collections, then swaps them in.
+ * Rebuilds the projector's read models (customers, assessments, screenings, communication_events) from
+ * the customer event log into fresh collections, then swaps them in. `operations` and `alerts` are
+ * left alone: the archive service fills them from its own log, so the catalogue keeps them as they are.
  * After the swap it reads to the end once more, so events the live projector wrote into the old
  * collections in the meantime reach the new ones too (applying is idempotent).
  */
@@ -25,8 +31,14 @@ export async function replayProjections(opts: {
   onProgress?: (read: bigint, total: bigint) => void;
 }): Promise<ReplayResult> {
   const { db, logger } = opts;
-  const names = Object.fromEntries(ProjectionNames.map((n) => [n, `${n}_${opts.suffix}`])) as Record<ProjectionName, string>;
-  for (const n of Object.values(names)) await db.collection(n).drop().catch(() => undefined);
+  const names = Object.fromEntries(
+    CustomerProjectionNames.map((n) => [n, `${n}_${opts.suffix}`]),
+  ) as CollectionNames;
+  for (const n of Object.values(names))
+    await db
+      .collection(n)
+      .drop()
+      .catch(() => undefined);
   await ensureProjectionIndexes(db, names);
   const started = Date.now();
   // Phase 1: fold the log in memory up to its current end, then write every collection in bulk.
@@ -59,7 +71,7 @@ export async function replayProjections(opts: {
     await reader.waitUntilCaughtUp(undefined, opts.onProgress);
     if (opts.activate !== false) {
       const catalog = new ProjectionCatalog(db);
-      for (const n of ProjectionNames) await catalog.activate(n, names[n]);
+      for (const n of CustomerProjectionNames) await catalog.activate(n, names[n]);
       await new Promise((r) => setTimeout(r, 1500));
       await reader.waitUntilCaughtUp(undefined, opts.onProgress);
     }

@@ -1,6 +1,6 @@
 import { MongoClient, type Db } from 'mongodb';
 import type { CustomerEvent } from '@crs/contracts';
-import { ProjectionNames, ensureProjectionIndexes, type ProjectionName } from '@crs/store';
+import { CustomerProjectionNames, ensureProjectionIndexes } from '@crs/store';
 import { InMemoryProjection, applyCustomerEvent, type CollectionNames } from './customer-projection';
 
 /**
@@ -9,7 +9,12 @@ import { InMemoryProjection, applyCustomerEvent, type CollectionNames } from './
  */
 const NOW = '2026-01-01T00:00:00.000Z';
 let seq = 0;
-function ev<T extends CustomerEvent['type']>(type: T, version: number, data: Extract<CustomerEvent, { type: T }>['data'], extId = 'C-1'): CustomerEvent {
+function ev<T extends CustomerEvent['type']>(
+  type: T,
+  version: number,
+  data: Extract<CustomerEvent, { type: T }>['data'],
+  extId = 'C-1',
+): CustomerEvent {
   return {
     eventId: `e-${++seq}`,
     type,
@@ -24,22 +29,54 @@ function ev<T extends CustomerEvent['type']>(type: T, version: number, data: Ext
   } as CustomerEvent;
 }
 
-const customer = { communicationNumber: 'COMM-1', businessUnit: 'DEMO', customerExtId: 'C-1', entityType: 'INDIVIDUAL', customerStatus: 'ACTIVE', firstName: 'A', lastName: 'B' };
+const customer = {
+  communicationNumber: 'COMM-1',
+  businessUnit: 'DEMO',
+  customerExtId: 'C-1',
+  entityType: 'INDIVIDUAL',
+  customerStatus: 'ACTIVE',
+  firstName: 'A',
+  lastName: 'B',
+};
 const hit = { list: 'SANCTIONS' as const, source: 'OFAC_SDN', entryId: '1', matchedName: 'X', score: 0.9 };
 
 function history(): CustomerEvent[] {
   return [
-    ev('CustomerCommandRejected', 1, { commandType: 'ImportCustomer', errorCode: 'C004', errorDescription: 'missing' }),
-    ev('CustomerCreated', 2, { customer: customer as never, sourceOfRiskLevel: 'EVALUATE', channel: 'SINGLE', simplified: false }),
+    ev('CustomerCommandRejected', 1, {
+      commandType: 'ImportCustomer',
+      errorCode: 'C004',
+      errorDescription: 'missing',
+    }),
+    ev('CustomerCreated', 2, {
+      customer: customer as never,
+      sourceOfRiskLevel: 'EVALUATE',
+      channel: 'SINGLE',
+      simplified: false,
+    }),
     ev('CustomerStatusChanged', 3, { from: null, to: 'ACTIVE' }),
     ev('InternalListPurposeRecorded', 4, { listPurpose: 'BLACK' }),
     ev('RiskEvaluationRequested', 5, { requestId: 'r1', reason: 'IMPORT_EVALUATE' }),
     ev('ScreeningRequested', 6, { requestId: 's1', lists: ['SANCTIONS'] }),
-    ev('ScreeningCompleted', 7, { requestId: 's1', list: 'SANCTIONS', matched: true, hits: [hit], changed: true }),
-    ev('RiskAssessed', 8, { requestId: 'r1', assessment: { source: 'EVALUATE', level: 'HIGH', score: 71 }, previousLevel: null }),
+    ev('ScreeningCompleted', 7, {
+      requestId: 's1',
+      list: 'SANCTIONS',
+      matched: true,
+      hits: [hit],
+      changed: true,
+    }),
+    ev('RiskAssessed', 8, {
+      requestId: 'r1',
+      assessment: { source: 'EVALUATE', level: 'HIGH', score: 71 },
+      previousLevel: null,
+    }),
     ev('RiskOverrideSet', 9, { level: 'EXTREME', reason: 'manual', setBy: 'officer' }),
     ev('RiskAssessed', 10, { assessment: { source: 'OVERRIDE', level: 'EXTREME' }, previousLevel: 'HIGH' }),
-    ev('CustomerUpdated', 11, { customer: { ...customer, customerStatus: 'SUSPENDED' } as never, sourceOfRiskLevel: 'IMPORT', channel: 'SINGLE', simplified: false }),
+    ev('CustomerUpdated', 11, {
+      customer: { ...customer, customerStatus: 'SUSPENDED' } as never,
+      sourceOfRiskLevel: 'IMPORT',
+      channel: 'SINGLE',
+      simplified: false,
+    }),
     ev('CustomerStatusChanged', 12, { from: 'ACTIVE', to: 'SUSPENDED' }),
   ];
 }
@@ -48,11 +85,12 @@ describe('customer projection (real store)', () => {
   let client: MongoClient;
   let db: Db;
   const names = (suffix: string): CollectionNames =>
-    Object.fromEntries(ProjectionNames.map((n) => [n, `${n}_${suffix}`])) as Record<ProjectionName, string>;
+    Object.fromEntries(CustomerProjectionNames.map((n) => [n, `${n}_${suffix}`])) as CollectionNames;
 
   async function snapshot(n: CollectionNames) {
     const out: Record<string, unknown[]> = {};
-    for (const [k, c] of Object.entries(n)) out[k] = await db.collection(c).find({}).sort({ _id: 1 }).toArray();
+    for (const [k, c] of Object.entries(n))
+      out[k] = await db.collection(c).find({}).sort({ _id: 1 }).toArray();
     return out;
   }
 
@@ -77,7 +115,13 @@ describe('customer projection (real store)', () => {
       expect(await snapshot(twice)).toEqual(await snapshot(once));
     }
     const c = await db.collection(once.customers).findOne({ _id: 'DEMO:C-1' as never });
-    expect(c).toMatchObject({ version: 12, status: 'SUSPENDED', riskLevel: 'EXTREME', listPurpose: 'BLACK', screening: { SANCTIONS: { matched: true, hitCount: 1 } } });
+    expect(c).toMatchObject({
+      version: 12,
+      status: 'SUSPENDED',
+      riskLevel: 'EXTREME',
+      listPurpose: 'BLACK',
+      screening: { SANCTIONS: { matched: true, hitCount: 1 } },
+    });
     expect(await db.collection(once.assessments).countDocuments()).toBe(2);
     expect(await db.collection(once.screenings).countDocuments()).toBe(1);
     expect(await db.collection(once.communication_events).countDocuments()).toBe(12);
@@ -95,11 +139,19 @@ describe('customer projection (real store)', () => {
 
   it('a rejection alone never creates a customer document', async () => {
     const n = names('rejected');
-    await applyCustomerEvent(db, n, ev('CustomerCommandRejected', 1, { commandType: 'ImportCustomer', errorCode: 'C004', errorDescription: 'x' }, 'C-9'));
+    await applyCustomerEvent(
+      db,
+      n,
+      ev(
+        'CustomerCommandRejected',
+        1,
+        { commandType: 'ImportCustomer', errorCode: 'C004', errorDescription: 'x' },
+        'C-9',
+      ),
+    );
     expect(await db.collection(n.customers).countDocuments()).toBe(0);
     expect(await db.collection(n.communication_events).countDocuments()).toBe(1);
   });
-
 });
 
 describe('in-memory replay executor', () => {
@@ -115,9 +167,15 @@ describe('in-memory replay executor', () => {
   });
 
   it('writes exactly what the live executor writes, also when events are delivered twice', async () => {
-    const live = Object.fromEntries(ProjectionNames.map((n) => [n, `${n}_live`])) as Record<ProjectionName, string>;
-    const bulk = Object.fromEntries(ProjectionNames.map((n) => [n, `${n}_bulk`])) as Record<ProjectionName, string>;
-    const events = [...history(), ...history().map((e) => ({ ...e, streamId: 'DEMO:C-2', customerExtId: 'C-2', eventId: `${e.eventId}-2` }) as CustomerEvent)];
+    const live = Object.fromEntries(CustomerProjectionNames.map((n) => [n, `${n}_live`])) as CollectionNames;
+    const bulk = Object.fromEntries(CustomerProjectionNames.map((n) => [n, `${n}_bulk`])) as CollectionNames;
+    const events = [
+      ...history(),
+      ...history().map(
+        (e) =>
+          ({ ...e, streamId: 'DEMO:C-2', customerExtId: 'C-2', eventId: `${e.eventId}-2` }) as CustomerEvent,
+      ),
+    ];
     const memory = new InMemoryProjection();
     for (const e of events) {
       await applyCustomerEvent(db, live, e);
@@ -125,8 +183,10 @@ describe('in-memory replay executor', () => {
       memory.apply(e);
     }
     await memory.writeTo(db, bulk);
-    for (const n of ProjectionNames) {
-      expect(await db.collection(bulk[n]).find({}).sort({ _id: 1 }).toArray()).toEqual(await db.collection(live[n]).find({}).sort({ _id: 1 }).toArray());
+    for (const n of CustomerProjectionNames) {
+      expect(await db.collection(bulk[n]).find({}).sort({ _id: 1 }).toArray()).toEqual(
+        await db.collection(live[n]).find({}).sort({ _id: 1 }).toArray(),
+      );
     }
     expect(await db.collection(bulk.customers).countDocuments()).toBe(2);
   });

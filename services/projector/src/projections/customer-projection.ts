@@ -1,8 +1,9 @@
 import type { Db, MongoServerError } from 'mongodb';
 import type { CustomerEvent } from '@crs/contracts';
-import type { ProjectionName } from '@crs/store';
+import type { CustomerProjectionName } from '@crs/store';
 
-export type CollectionNames = Record<ProjectionName, string>;
+/** Physical collection of each read model the projector owns (operations and alerts are the archive's). */
+export type CollectionNames = Record<CustomerProjectionName, string>;
 type Doc = { _id: string } & Record<string, unknown>;
 
 /**
@@ -13,7 +14,7 @@ type Doc = { _id: string } & Record<string, unknown>;
  */
 export interface ProjectionEffect {
   customer: { set: Record<string, unknown>; upsert: boolean };
-  inserts: { projection: ProjectionName; doc: Doc }[];
+  inserts: { projection: Exclude<CustomerProjectionName, 'customers'>; doc: Doc }[];
 }
 
 /** What the pull endpoint shows of an event: the customer record itself stays in the customer document. */
@@ -68,7 +69,13 @@ export function projectCustomerEvent(event: CustomerEvent): ProjectionEffect {
       };
       inserts.push({
         projection: 'assessments',
-        doc: { _id: event.eventId, ...base, streamId: event.streamId, streamVersion: event.streamVersion, ...assessment },
+        doc: {
+          _id: event.eventId,
+          ...base,
+          streamId: event.streamId,
+          streamVersion: event.streamVersion,
+          ...assessment,
+        },
       });
       set = { riskLevel: event.data.assessment.level, latestAssessment: assessment };
       break;
@@ -94,7 +101,13 @@ export function projectCustomerEvent(event: CustomerEvent): ProjectionEffect {
           screenedAt: event.occurredAt,
         },
       });
-      set = { [`screening.${d.list}`]: { matched: d.matched, hitCount: d.hits.length, screenedAt: event.occurredAt } };
+      set = {
+        [`screening.${d.list}`]: {
+          matched: d.matched,
+          hitCount: d.hits.length,
+          screenedAt: event.occurredAt,
+        },
+      };
       break;
     }
     case 'RiskEvaluationRequested':
@@ -119,7 +132,10 @@ export function projectCustomerEvent(event: CustomerEvent): ProjectionEffect {
     },
   });
   return {
-    customer: { set: { ...set, version: event.streamVersion, lastEventId: event.eventId, updatedAt: event.occurredAt }, upsert },
+    customer: {
+      set: { ...set, version: event.streamVersion, lastEventId: event.eventId, updatedAt: event.occurredAt },
+      upsert,
+    },
     inserts,
   };
 }
@@ -133,14 +149,23 @@ function isDuplicateKey(err: unknown): boolean {
  * older than the event's (an upsert colliding on _id means "already applied"), history documents are
  * keyed by event id. Only operations FerretDB v1 supports.
  */
-export async function applyCustomerEvent(db: Db, names: CollectionNames, event: CustomerEvent): Promise<void> {
+export async function applyCustomerEvent(
+  db: Db,
+  names: CollectionNames,
+  event: CustomerEvent,
+): Promise<void> {
   const effect = projectCustomerEvent(event);
   try {
-    await db.collection<{ _id: string }>(names.customers).updateOne(
-      { _id: event.streamId, version: { $lt: event.streamVersion } },
-      { $set: effect.customer.set, ...(effect.customer.upsert ? { $setOnInsert: { createdAt: event.occurredAt } } : {}) },
-      { upsert: effect.customer.upsert },
-    );
+    await db
+      .collection<{ _id: string }>(names.customers)
+      .updateOne(
+        { _id: event.streamId, version: { $lt: event.streamVersion } },
+        {
+          $set: effect.customer.set,
+          ...(effect.customer.upsert ? { $setOnInsert: { createdAt: event.occurredAt } } : {}),
+        },
+        { upsert: effect.customer.upsert },
+      );
   } catch (err) {
     if (!isDuplicateKey(err)) throw err;
   }
@@ -171,7 +196,7 @@ function setPath(doc: Record<string, unknown>, path: string, value: unknown): vo
  */
 export class InMemoryProjection {
   private readonly customers = new Map<string, Record<string, unknown>>();
-  private readonly history = new Map<ProjectionName, Map<string, Doc>>();
+  private readonly history = new Map<CustomerProjectionName, Map<string, Doc>>();
   events = 0;
 
   apply(event: CustomerEvent): void {
@@ -193,7 +218,9 @@ export class InMemoryProjection {
   async writeTo(db: Db, names: CollectionNames, chunk = 500): Promise<void> {
     const write = async (collection: string, docs: Record<string, unknown>[]) => {
       for (let i = 0; i < docs.length; i += chunk) {
-        await db.collection<Doc>(collection).insertMany(docs.slice(i, i + chunk) as never[], { ordered: false });
+        await db
+          .collection<Doc>(collection)
+          .insertMany(docs.slice(i, i + chunk) as never[], { ordered: false });
       }
     };
     await write(names.customers, [...this.customers.values()]);
