@@ -60,8 +60,12 @@ describe('callbacks', () => {
       expect(new Set(ids).size).toBe(ids.length);
       // Order per customer: event ids end in their position within the decision.
       expect(ids.map((id) => Number(id.split('.').pop()))).toEqual([0, 1, 2]);
-      const log = await deliveries('DEMO', comm);
-      expect(log.every((d) => d.status === 'delivered')).toBe(true);
+      // The receiver's 2xx comes before the service writes "delivered": wait for the log to catch up.
+      const log = await eventually(async () => {
+        const d = await deliveries('DEMO', comm);
+        return d.length === 3 && d.every((x) => x.status === 'delivered') ? d : undefined;
+      }, 30000, 'delivery log marked delivered');
+      expect(log.map((d) => d.status)).toEqual(['delivered', 'delivered', 'delivered']);
       // The first event was tried while the receiver failed; later ones waited behind it (order per customer).
       expect(log.find((d) => d.eventId.endsWith('.0'))!.log[0]!.status).toBe(500);
     }
@@ -85,7 +89,7 @@ describe('callbacks', () => {
     expect(res.status).toBe(202);
     expect(await res.json()).toEqual({ requeued: 3 });
     await eventually(async () => demo.acceptedFor(comm).length === 3, 60000, 'redelivered callbacks');
-    expect((await deliveries('DEMO', comm)).every((d) => d.status === 'delivered')).toBe(true);
+    await eventually(async () => (await deliveries('DEMO', comm)).every((d) => d.status === 'delivered'), 30000, 'redeliveries logged as delivered');
   });
 
   it('a slow receiver of one business unit does not delay another business unit', async () => {

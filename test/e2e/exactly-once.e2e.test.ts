@@ -39,6 +39,7 @@ describe('exactly-once through a decider crash, and replay', () => {
   afterAll(async () => {
     await cluster.stop();
     await cluster.dropDatabase();
+    await cluster.closeDb();
   });
 
   async function readLog(): Promise<CustomerEvent[]> {

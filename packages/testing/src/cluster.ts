@@ -71,6 +71,11 @@ export class TestCluster {
 
   async stop(services: readonly string[] = [...CORE_SERVICES, 'evaluation', 'screening', 'archive']): Promise<void> {
     for (const s of [...services].reverse()) await launcher.stopService(s, { namespace: this.namespace });
+    await this.closeDb();
+  }
+
+  /** Closes the test's own database connection (an open one keeps jest from exiting). */
+  async closeDb(): Promise<void> {
     await this.mongo?.close();
     this.mongo = undefined;
   }
