@@ -23,6 +23,9 @@ export type NewEvent = { [K in CustomerEventType]: { type: K; data: CustomerEven
 /** What a simplified customer is screened against: it exists for screening (reference product). */
 export const SIMPLIFIED_SCREENING_LISTS: ScreeningListName[] = ['SANCTIONS', 'PEP'];
 
+/** Evaluations a client's import asked for: answered with an assessment even when nothing changed. */
+const CLIENT_REQUESTED_REASONS = new Set(['IMPORT_EVALUATE', 'CUSTOMER_UPDATED']);
+
 /** Time arrives from the shell; the decider never reads a clock. */
 export interface DecisionContext {
   /** ISO date-time of the decision */
@@ -96,7 +99,8 @@ function importEvents(
       type: 'RiskEvaluationRequested',
       data: {
         requestId: `${command.commandId}:eval`,
-        reason: 'IMPORT_EVALUATE',
+        // An UPDATE (not the upgrade of a simplified customer, which is its first full record) re-evaluates.
+        reason: state.exists && !upgrade ? 'CUSTOMER_UPDATED' : 'IMPORT_EVALUATE',
         ...evaluationSubject(stored, state, customer.listPurpose),
       },
     });
@@ -140,8 +144,9 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
       const a = command.data.assessment;
       const prev = state.assessment;
       const unchanged = prev && prev.level === a.level && prev.score === a.score && prev.matrixVersion === a.matrixVersion;
-      // A re-evaluation that changes nothing is not news; an evaluation the client asked for always is.
-      if (unchanged && reason !== 'IMPORT_EVALUATE') return [];
+      // A re-evaluation that changes nothing is not news; an evaluation the client asked for (an import or
+      // an update with EVALUATE) always is: the client was told an assessment is pending.
+      if (unchanged && !CLIENT_REQUESTED_REASONS.has(reason)) return [];
       const effective =
         overrideActive(state, ctx.now) && state.override
           ? { ...a, level: state.override.level, override: { ...state.override, computedLevel: a.level } }
@@ -173,7 +178,10 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
           },
         },
       ];
-      if (changed && before && !state.simplified && state.sourceOfRiskLevel === 'EVALUATE') {
+      // A first result that matches, or any change of an earlier result, can move the level; a first clean
+      // result cannot (the import's evaluation already saw no match). IMPORT customers keep the client's level.
+      const news = before ? changed : command.data.matched;
+      if (news && !state.simplified && state.sourceOfRiskLevel === 'EVALUATE') {
         const after = evolve(state, {
           type: 'ScreeningCompleted',
           streamVersion: state.version + 1,

@@ -252,10 +252,11 @@ describe('RecordScreeningResult', () => {
   const result = (requestId: string, hits = [hit]) =>
     cmd('RecordScreeningResult', { requestId, list: 'SANCTIONS', matched: hits.length > 0, hits });
 
-  it('records the result of a requested list', () => {
+  it('records the result of a requested list; a first match of an EVALUATE customer asks for a re-evaluation', () => {
     const events = spec.given(history(screened)).when(result(`${screened.commandId}:screen`)).events();
     expect(events).toEqual([
       { type: 'ScreeningCompleted', data: { requestId: `${screened.commandId}:screen`, list: 'SANCTIONS', matched: true, hits: [hit], changed: true } },
+      { type: 'RiskEvaluationRequested', data: expect.objectContaining({ reason: 'SCREENING_CHANGED', screening: { SANCTIONS: { matched: true, hitCount: 1 } } }) },
     ]);
   });
 

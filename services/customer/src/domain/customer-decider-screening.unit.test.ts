@@ -1,0 +1,245 @@
+import type { CustomerCommand, CustomerEvent, CustomerData, ScreeningHitData } from '@crs/contracts';
+import { deciderSpec } from '@crs/testing';
+import { decide } from './customer-decider';
+import { evolve, initialState } from './customer-state';
+
+/**
+ * How screening results reach the risk evaluation: which results ask for a re-evaluation (and with what
+ * screening summary), and the reason an UPDATE with EVALUATE records.
+ */
+const NOW = '2026-01-02T03:04:05.000Z';
+const spec = deciderSpec({ initialState, evolve, decide }, { now: NOW });
+const STREAM = 'DEMO:C-9';
+
+function record(overrides: Partial<CustomerData> = {}): CustomerData {
+  return {
+    communicationNumber: 'COMM-1',
+    businessUnit: 'DEMO',
+    customerExtId: 'C-9',
+    entityType: 'INDIVIDUAL',
+    action: 'CREATE',
+    sourceOfRiskLevel: 'EVALUATE',
+    customerStatus: 'ACTIVE',
+    firstName: 'Ann',
+    lastName: 'Example',
+    initializeScreeningProcesses: ['SANCTIONS'],
+    ...overrides,
+  } as CustomerData;
+}
+
+let seq = 0;
+function cmd<C extends CustomerCommand>(type: C['type'], data: C['data'], correlationId = `SCR-${++seq}`): C {
+  return {
+    commandId: `scr-${seq}-${type}`,
+    type,
+    streamId: STREAM,
+    issuedAt: NOW,
+    correlationId,
+    businessUnit: 'DEMO',
+    customerExtId: 'C-9',
+    data,
+  } as C;
+}
+
+function history(...commands: CustomerCommand[]): CustomerEvent[] {
+  let state = initialState();
+  const out: CustomerEvent[] = [];
+  for (const c of commands) {
+    decide(c, state, { now: NOW }).forEach((e, i) => {
+      const ev = {
+        eventId: `${c.commandId}.${i}`,
+        type: e.type,
+        streamId: c.streamId,
+        streamVersion: state.version + 1,
+        occurredAt: NOW,
+        correlationId: c.correlationId,
+        causationId: c.commandId,
+        businessUnit: c.businessUnit,
+        customerExtId: c.customerExtId,
+        data: e.data,
+      } as CustomerEvent;
+      state = evolve(state, ev);
+      out.push(ev);
+    });
+  }
+  return out;
+}
+
+const hit: ScreeningHitData = {
+  list: 'SANCTIONS',
+  source: 'OFAC_SDN',
+  entryId: '123',
+  matchedName: 'X',
+  score: 0.95,
+  subject: 'CUSTOMER',
+};
+const otherHit: ScreeningHitData = { ...hit, entryId: '456' };
+const importCmd = (r: Partial<CustomerData> = {}) =>
+  cmd('ImportCustomer', { customer: record(r), channel: 'SINGLE' });
+const screen = (requestId: string, hits: ScreeningHitData[], list: 'SANCTIONS' | 'PEP' = 'SANCTIONS') =>
+  cmd('RecordScreeningResult', { requestId, list, matched: hits.some((h) => !h.suppressed), hits });
+const types = (events: { type: string }[]) => events.map((e) => e.type);
+
+describe('RecordScreeningResult asks for a re-evaluation', () => {
+  it('on the first result that matches, with the match in the evaluation subject', () => {
+    const imported = importCmd();
+    const c = screen(`${imported.commandId}:screen`, [hit]);
+    const events = spec.given(history(imported)).when(c).events();
+    expect(events[1]).toEqual({
+      type: 'RiskEvaluationRequested',
+      data: {
+        requestId: `${c.commandId}:eval`,
+        reason: 'SCREENING_CHANGED',
+        customer: imported.data.customer,
+        screening: { SANCTIONS: { matched: true, hitCount: 1 } },
+      },
+    });
+  });
+
+  it('not on a first clean result: the import evaluation already saw no match', () => {
+    const imported = importCmd();
+    const events = spec
+      .given(history(imported))
+      .when(screen(`${imported.commandId}:screen`, []))
+      .events();
+    expect(types(events)).toEqual(['ScreeningCompleted']);
+  });
+
+  it('when a later screening changes the matched state either way, or the hit set', () => {
+    const imported = importCmd();
+    const first = screen(`${imported.commandId}:screen`, []);
+    const update = importCmd({ action: 'UPDATE' });
+    // clean -> matched
+    const toMatched = spec
+      .given(history(imported, first, update))
+      .when(screen(`${update.commandId}:screen`, [hit]))
+      .events();
+    expect(types(toMatched)).toEqual(['ScreeningCompleted', 'RiskEvaluationRequested']);
+    // matched -> clean
+    const matchedFirst = screen(`${imported.commandId}:screen`, [hit]);
+    const toClean = spec
+      .given(history(imported, matchedFirst, update))
+      .when(screen(`${update.commandId}:screen`, []))
+      .events();
+    expect(toClean[1]).toMatchObject({
+      type: 'RiskEvaluationRequested',
+      data: { reason: 'SCREENING_CHANGED', screening: { SANCTIONS: { matched: false, hitCount: 0 } } },
+    });
+    // another hit set
+    const other = spec
+      .given(history(imported, matchedFirst, update))
+      .when(screen(`${update.commandId}:screen`, [hit, otherHit]))
+      .events();
+    expect(types(other)).toEqual(['ScreeningCompleted', 'RiskEvaluationRequested']);
+  });
+
+  it('not when a later screening finds the same matches', () => {
+    const imported = importCmd();
+    const update = importCmd({ action: 'UPDATE' });
+    const events = spec
+      .given(history(imported, screen(`${imported.commandId}:screen`, [hit]), update))
+      .when(screen(`${update.commandId}:screen`, [hit]))
+      .events();
+    expect(types(events)).toEqual(['ScreeningCompleted']);
+    expect(events[0]).toMatchObject({ data: { changed: false } });
+  });
+
+  it('not for an IMPORT customer (the level is the client-supplied one) nor a simplified one', () => {
+    const imported = importCmd({ sourceOfRiskLevel: 'IMPORT', riskLevel: 'LOW' });
+    const events = spec
+      .given(history(imported))
+      .when(screen(`${imported.commandId}:screen`, [hit]))
+      .events();
+    expect(types(events)).toEqual(['ScreeningCompleted']);
+
+    const simple = cmd('ImportSimplifiedCustomer', {
+      customer: {
+        communicationNumber: 'S-1',
+        businessUnit: 'DEMO',
+        customerExtId: 'C-9',
+        entityType: 'INDIVIDUAL',
+        firstName: 'A',
+        lastName: 'B',
+      } as CustomerData,
+    });
+    const simplified = spec
+      .given(history(simple))
+      .when(screen(`${simple.commandId}:screen`, [hit]))
+      .events();
+    expect(types(simplified)).toEqual(['ScreeningCompleted']);
+  });
+
+  it('a suppressed (false positive) hit alone is no match and asks for nothing on a first result', () => {
+    const imported = importCmd();
+    const events = spec
+      .given(history(imported))
+      .when(screen(`${imported.commandId}:screen`, [{ ...hit, suppressed: true }]))
+      .events();
+    expect(types(events)).toEqual(['ScreeningCompleted']);
+  });
+});
+
+describe('UPDATE with EVALUATE', () => {
+  const assessment = {
+    source: 'EVALUATE' as const,
+    level: 'LOW' as const,
+    score: 12,
+    matrixId: 'm',
+    matrixVersion: 1,
+  };
+
+  it('records CUSTOMER_UPDATED as the reason, with the latest screening in the subject', () => {
+    const imported = importCmd();
+    const update = importCmd({ action: 'UPDATE', lastName: 'Changed' });
+    const events = spec
+      .given(history(imported, screen(`${imported.commandId}:screen`, [hit])))
+      .when(update)
+      .events();
+    expect(events.find((e) => e.type === 'RiskEvaluationRequested')).toEqual({
+      type: 'RiskEvaluationRequested',
+      data: {
+        requestId: `${update.commandId}:eval`,
+        reason: 'CUSTOMER_UPDATED',
+        customer: update.data.customer,
+        screening: { SANCTIONS: { matched: true, hitCount: 1 } },
+      },
+    });
+  });
+
+  it('a CREATE and the upgrade of a simplified customer stay IMPORT_EVALUATE', () => {
+    const created = spec.given([]).when(importCmd()).events();
+    expect(created.find((e) => e.type === 'RiskEvaluationRequested')).toMatchObject({
+      data: { reason: 'IMPORT_EVALUATE' },
+    });
+    const simple = cmd('ImportSimplifiedCustomer', {
+      customer: {
+        communicationNumber: 'S-2',
+        businessUnit: 'DEMO',
+        customerExtId: 'C-9',
+        entityType: 'INDIVIDUAL',
+        firstName: 'A',
+        lastName: 'B',
+      } as CustomerData,
+    });
+    const upgraded = spec.given(history(simple)).when(importCmd()).events();
+    expect(upgraded.find((e) => e.type === 'RiskEvaluationRequested')).toMatchObject({
+      data: { reason: 'IMPORT_EVALUATE' },
+    });
+  });
+
+  it('is answered with an assessment even when nothing changed: the client asked for it', () => {
+    const imported = importCmd();
+    const first = cmd('RecordRiskAssessment', { requestId: `${imported.commandId}:eval`, assessment });
+    const update = importCmd({ action: 'UPDATE' });
+    const answer = cmd('RecordRiskAssessment', { requestId: `${update.commandId}:eval`, assessment });
+    spec
+      .given(history(imported, first, update))
+      .when(answer)
+      .then([
+        {
+          type: 'RiskAssessed',
+          data: { requestId: `${update.commandId}:eval`, assessment, previousLevel: 'LOW' },
+        },
+      ]);
+  });
+});
