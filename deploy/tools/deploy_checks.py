@@ -7,11 +7,14 @@ Every subcommand prints what it checked and exits non-zero with the list of prob
   params   CHART                 every values.yaml leaf has a `## @param`, every @param exists,
                                  values.schema.json declares exactly the keys of values.yaml
   readme   CHART [--write]       the README parameter tables match the @param comments
-  manifests RENDERED.yaml...     security context, /tmp, probes, resources on every workload
+  manifests RENDERED.yaml...     security context, /tmp, probes, resources on every workload;
+                                 the ingress reaches the screening API (SCREENING_API_URL at the
+                                 screening Service, NetworkPolicies admit it, screening has auth)
   rules    RENDERED.yaml DOC     PrometheusRule expressions use known metrics; every alert has
                                  a section in the runbook DOC
   dashboard DASHBOARD.json       JSON parses; every query uses known metrics
-  compose  RESOLVED.yaml         published ports bind to 127.0.0.1; services have healthchecks
+  compose  RESOLVED.yaml         published ports bind to 127.0.0.1; services have healthchecks;
+                                 the ingress's SCREENING_API_URL points at the screening service
 """
 from __future__ import annotations
 
@@ -237,7 +240,88 @@ def cmd_manifests(paths) -> int:
                     problem(f"{where}: args {c.get('args')} do not start with the service name")
         if kind == "Job" and pod["containers"][0].get("args") != ["admin", "init"]:
             problem(f"Job/{name}: does not run `admin init`")
-    return done(f"security context, /tmp, probes and resources of {workloads} workloads")
+    check_screening_route(docs)
+    return done(f"security context, /tmp, probes and resources of {workloads} workloads; ingress reaches screening")
+
+
+def component(doc) -> str | None:
+    return doc["metadata"].get("labels", {}).get("app.kubernetes.io/component")
+
+
+def env_of(deployment) -> dict[str, str | None]:
+    c = deployment["spec"]["template"]["spec"]["containers"][0]
+    return {e["name"]: e.get("value") for e in c.get("env", [])}
+
+
+def matches(selector: dict, labels: dict) -> bool:
+    return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
+
+
+def check_screening_route(docs) -> None:
+    """The ingress forwards /api/screening/* to SCREENING_API_URL (services/ingress/src/config.ts);
+    without it the ingress falls back to 127.0.0.1 and every screening API call fails in a cluster."""
+    deployments = {component(d): d for d in docs if d["kind"] == "Deployment"}
+    ingress, screening = deployments.get("ingress"), deployments.get("screening")
+    if not ingress or not screening:
+        return
+    services = [d for d in docs if d["kind"] == "Service" and component(d) == "screening"]
+    if len(services) != 1:
+        problem(f"expected one screening Service, found {len(services)}")
+        return
+    svc = services[0]
+    pod_labels = screening["spec"]["template"]["metadata"]["labels"]
+    if not matches(svc["spec"].get("selector", {}), pod_labels):
+        problem(f"Service/{svc['metadata']['name']} does not select the screening pods")
+    ns = svc["metadata"].get("namespace")
+    hosts = {svc["metadata"]["name"]} | ({f"{svc['metadata']['name']}.{ns}", f"{svc['metadata']['name']}.{ns}.svc",
+                                          f"{svc['metadata']['name']}.{ns}.svc.cluster.local"} if ns else set())
+    url = env_of(ingress).get("SCREENING_API_URL")
+    m = re.fullmatch(r"http://([^:/]+):(\d+)/?", url or "")
+    if not m:
+        problem(f"Deployment/{ingress['metadata']['name']}: SCREENING_API_URL is {url!r}, not http://<screening Service>:<port>")
+        return
+    host, port = m.group(1), int(m.group(2))
+    if host not in hosts:
+        problem(f"SCREENING_API_URL host {host} is not the screening Service {svc['metadata']['name']}")
+    svc_port = next((p for p in svc["spec"]["ports"] if p["port"] == port), None)
+    if not svc_port:
+        problem(f"SCREENING_API_URL port {port} is not a port of Service/{svc['metadata']['name']}")
+        return
+    # The Service port must lead to the container port the screening API listens on (HEALTH_PORT).
+    container = screening["spec"]["template"]["spec"]["containers"][0]
+    target = svc_port.get("targetPort", port)
+    cport = next((p for p in container.get("ports", []) if target in (p.get("name"), p["containerPort"])), None)
+    screening_env = env_of(screening)
+    if not cport:
+        problem(f"Service/{svc['metadata']['name']} targetPort {target} is not a port of the screening container")
+    elif str(cport["containerPort"]) != str(screening_env.get("HEALTH_PORT")):
+        problem(f"screening listens on HEALTH_PORT {screening_env.get('HEALTH_PORT')}, the Service targets {cport['containerPort']}")
+    if not (screening_env.get("AUTH_JWKS_URL") or screening_env.get("AUTH_JWKS_FILE")):
+        problem("screening has neither AUTH_JWKS_URL nor AUTH_JWKS_FILE: it refuses to start")
+
+    ingress_labels = ingress["spec"]["template"]["metadata"]["labels"]
+    names = {cport["name"], cport["containerPort"]} if cport else set()
+    for pol in (d for d in docs if d["kind"] == "NetworkPolicy"):
+        spec = pol["spec"]
+        selected = spec.get("podSelector", {}).get("matchLabels", {})
+        if matches(selected, pod_labels) and "Ingress" in spec.get("policyTypes", ["Ingress"]):
+            admitted = any(
+                (not r.get("ports") or any(p.get("port") in names for p in r["ports"]))
+                and (not r.get("from") or any(matches(f.get("podSelector", {}).get("matchLabels", {}), ingress_labels)
+                                              and "namespaceSelector" not in f for f in r["from"]))
+                for r in spec.get("ingress", [])
+            )
+            if not admitted:
+                problem(f"NetworkPolicy/{pol['metadata']['name']} does not admit the ingress pods to the screening port")
+        if matches(selected, ingress_labels) and "Egress" in spec.get("policyTypes", []):
+            allowed = any(
+                (not r.get("ports") or any(p.get("port") in names for p in r["ports"]))
+                and (not r.get("to") or any(matches(t.get("podSelector", {}).get("matchLabels", {}), pod_labels)
+                                            and "namespaceSelector" not in t for t in r["to"]))
+                for r in spec.get("egress", [])
+            )
+            if not allowed:
+                problem(f"NetworkPolicy/{pol['metadata']['name']} does not let the ingress reach the screening port")
 
 
 # ---------------------------------------------------------------- PromQL metric names
@@ -355,7 +439,16 @@ def cmd_compose(resolved: Path) -> int:
         restart_once = svc.get("restart") == "no"
         if not restart_once and not svc.get("healthcheck"):
             problem(f"service {name}: no healthcheck")
-    return done(f"{resolved}: {len(model.get('services', {}))} services, loopback-only ports, healthchecks")
+    services = model.get("services", {})
+    if "ingress" in services and "screening" in services:
+        screening_env = services["screening"].get("environment") or {}
+        url = (services["ingress"].get("environment") or {}).get("SCREENING_API_URL")
+        want = f"http://screening:{screening_env.get('HEALTH_PORT')}"
+        if (url or "").rstrip("/") != want:
+            problem(f"service ingress: SCREENING_API_URL is {url!r}, want {want!r} (the screening service's API port)")
+        if not (screening_env.get("AUTH_JWKS_URL") or screening_env.get("AUTH_JWKS_FILE")):
+            problem("service screening: neither AUTH_JWKS_URL nor AUTH_JWKS_FILE: it refuses to start")
+    return done(f"{resolved}: {len(services)} services, loopback-only ports, healthchecks, ingress reaches screening")
 
 
 def main(argv: list[str]) -> int:

@@ -159,7 +159,30 @@ secretName lets the init job read the hook copy of the chart Secret.
   value: {{ $v.topics.replicationFactor | quote }}
 {{- end -}}
 
-{{/* Where the ingress finds its JWKS: "url", "secret", "configmap" or "inline". */}}
+{{/*
+Token verification settings of the processes that take API calls: the ingress and the
+screening HTTP API behind it. A file source is mounted at /etc/crs/auth (volume "jwks").
+*/}}
+{{- define "crs.authEnv" -}}
+- name: AUTH_ISSUER
+  value: {{ .Values.auth.issuer | quote }}
+- name: AUTH_AUDIENCE
+  value: {{ .Values.auth.audience | quote }}
+{{- if eq (include "crs.jwksSource" .) "url" }}
+- name: AUTH_JWKS_URL
+  value: {{ .Values.auth.jwks.url | quote }}
+{{- else }}
+- name: AUTH_JWKS_FILE
+  value: /etc/crs/auth/{{ .Values.auth.jwks.key }}
+{{- end }}
+{{- end -}}
+
+{{/* In-cluster URL of the screening HTTP API (the screening Service, health port). */}}
+{{- define "crs.screeningApiUrl" -}}
+{{- printf "http://%s:%v" (include "crs.componentName" (dict "root" . "name" "screening")) .Values.healthPort -}}
+{{- end -}}
+
+{{/* Where the ingress and screening find the JWKS: "url", "secret", "configmap" or "inline". */}}
 {{- define "crs.jwksSource" -}}
 {{- $j := .Values.auth.jwks -}}
 {{- if $j.url -}}url
@@ -188,8 +211,8 @@ secretName lets the init job read the hook copy of the chart Secret.
 {{- fail (printf "services.%s.terminationGracePeriodSeconds must exceed shutdownTimeoutMs/1000 so the graceful shutdown can finish" $name) -}}
 {{- end -}}
 {{- end -}}
-{{- if and .Values.services.ingress.enabled (not (include "crs.jwksSource" .)) -}}
-{{- fail "auth.jwks: set url, existingSecret, existingConfigMap or inline so the ingress can verify tokens" -}}
+{{- if and (or .Values.services.ingress.enabled .Values.services.screening.enabled) (not (include "crs.jwksSource" .)) -}}
+{{- fail "auth.jwks: set url, existingSecret, existingConfigMap or inline so the ingress and screening can verify tokens" -}}
 {{- end -}}
 {{- if and .Values.services.callback.enabled (not (or .Values.callback.signingKey.existingSecret .Values.callback.signingKey.value)) -}}
 {{- fail "callback.signingKey: set existingSecret (recommended) or value so callbacks can be signed" -}}
