@@ -1,6 +1,6 @@
 import { applyOverride } from './apply-override';
 import { evaluateRisk } from './evaluate-risk';
-import { demoMatrices, minimalRiskPerson, TODAY } from './matrix-fixtures.test';
+import { demoMatrices, minimalRiskPerson, TODAY } from './matrix.fixtures';
 
 const { persons } = demoMatrices();
 const low = evaluateRisk(minimalRiskPerson(), persons, { today: TODAY });

@@ -1,5 +1,5 @@
 import { evaluateRisk, type Assessment, type FactorAssessment } from './evaluate-risk';
-import { demoMatrices, minimalRiskPerson, TODAY } from './matrix-fixtures.test';
+import { demoMatrices, minimalRiskPerson, TODAY } from './matrix.fixtures';
 import { RiskMatrixEntityTypeUnsupportedError } from './risk-matrix-entity-type-unsupported-error';
 import type { RiskContext, RiskSubject } from './risk-subject';
 

@@ -1,5 +1,5 @@
 import { evaluateRisk, levelForScore } from './evaluate-risk';
-import { demoMatrices, fiveFlagMatrix, minimalRiskPerson, TODAY } from './matrix-fixtures.test';
+import { demoMatrices, fiveFlagMatrix, minimalRiskPerson, TODAY } from './matrix.fixtures';
 import type { RiskContext, RiskSubject } from './risk-subject';
 
 const { persons, organizations } = demoMatrices();

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { evaluateRisk, levelForScore } from './evaluate-risk';
-import { demoMatrices, minimalRiskPerson, TODAY } from './matrix-fixtures.test';
+import { demoMatrices, minimalRiskPerson, TODAY } from './matrix.fixtures';
 import { isRiskLevel, levelRank, RISK_LEVELS, type RiskLevel } from './risk-level';
 import type { RiskMatrix } from './risk-matrix';
 import type { RiskContext, RiskSubject, ScreeningResults } from './risk-subject';

@@ -1,4 +1,4 @@
-import { fiveFlagMatrix } from './matrix-fixtures.test';
+import { fiveFlagMatrix } from './matrix.fixtures';
 import { selectMatrix } from './select-matrix';
 
 describe('selectMatrix', () => {

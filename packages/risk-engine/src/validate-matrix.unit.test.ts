@@ -1,5 +1,5 @@
 import { loadBundledMatrices, loadExampleCountryRisk } from './bundled-matrices';
-import { demoMatrices, fiveFlagMatrix } from './matrix-fixtures.test';
+import { demoMatrices, fiveFlagMatrix } from './matrix.fixtures';
 import type { RiskMatrix } from './risk-matrix';
 import { validateMatrix } from './validate-matrix';
 

@@ -1,4 +1,4 @@
-// Shared fixtures for the unit tests (not a test suite itself: jest runs *.unit.test.ts only).
+// Shared fixtures for the unit tests (not a test suite: named *.fixtures.ts, excluded from the build).
 import { loadBundledMatrices } from './bundled-matrices';
 import type { RiskMatrix } from './risk-matrix';
 import type { RiskSubject } from './risk-subject';
