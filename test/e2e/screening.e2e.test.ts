@@ -1,7 +1,10 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Db } from 'mongodb';
+import { commonConfigSpec, createLogger, loadConfig } from '@crs/runtime';
+import { StreamReader, setUpMessaging } from '@crs/messaging';
 import { ProjectionCatalog } from '@crs/store';
 import { TestCluster, TestReceiver, eventually, localToken, uniqueId } from '@crs/testing';
 
@@ -54,7 +57,7 @@ interface ScreeningDoc {
 describe('screening end to end', () => {
   const cluster = new TestCluster('e2e-screen');
   const receiver = new TestReceiver();
-  const [person, director] = sdnIndividuals(2) as [SdnPerson, SdnPerson];
+  const [person, director, evaluated] = sdnIndividuals(3) as [SdnPerson, SdnPerson, SdnPerson];
   let db: Db;
   let token: string;
   let screeningUrl: string;
@@ -62,7 +65,7 @@ describe('screening end to end', () => {
   beforeAll(async () => {
     const port = await receiver.start(0);
     cluster.routeCallbacks({ DEMO: `http://127.0.0.1:${port}/callbacks` });
-    await cluster.start(['customer', 'projector', 'callback', 'screening', 'ingress']);
+    await cluster.start(['customer', 'projector', 'callback', 'evaluation', 'screening', 'ingress']);
     db = await cluster.db();
     token = await localToken();
     screeningUrl = `http://127.0.0.1:${cluster.portOf('screening')}`;
@@ -199,6 +202,97 @@ describe('screening end to end', () => {
     expect(again.matched).toBe(true);
   });
 
+  it('an EVALUATE import of a sanctioned name is re-assessed by its first screening match; a CONFIRMED decision makes it EXTREME', async () => {
+    interface Assessment {
+      level: string;
+      score?: number;
+      explanation?: {
+        floorApplied?: { id: string } | null;
+        factors?: { id: string; inputValue: { screening: string | null } | null }[];
+      };
+    }
+    const RANK = ['NONE', 'LOW', 'MEDIUM', 'HIGH', 'EXTREME'];
+    const sanctionsInput = (a: Assessment) =>
+      a.explanation?.factors?.find((f) => f.id === 'SANCTIONS')?.inputValue?.screening ?? null;
+    const extId = uniqueId('cust');
+    const comm = uniqueId('comm');
+    const record = {
+      ...customer(extId, comm),
+      sourceOfRiskLevel: 'EVALUATE',
+      riskLevel: undefined,
+      firstName: evaluated.firstName,
+      lastName: evaluated.lastName,
+      citizenshipCountry: 'LT',
+      // A little risk of its own, so that a potential sanctions match crosses a threshold of the demo matrix.
+      doesCashDominate: true,
+      initializeScreeningProcesses: ['SANCTIONS'],
+      listRelatedEntity: undefined,
+    };
+    expect((await post('/core-ws-rest/customer', record)).status).toBe(200);
+    const sanctions = await eventually(() => screeningOf(comm, 'SANCTIONS'), 90000, 'SANCTIONS screening');
+    expect(sanctions.hits.find((h) => h.entryId === evaluated.entryId)).toMatchObject({ source: 'OFAC_SDN' });
+
+    const assessments = async () =>
+      (
+        await new ProjectionCatalog(db).collection<
+          Assessment & { streamVersion: number; customerExtId: string }
+        >('assessments')
+      )
+        .find({ customerExtId: extId })
+        .sort({ streamVersion: 1 })
+        .toArray();
+    // The import's own evaluation saw no screening; the first match asks for another, which sees it.
+    const [before, after] = await eventually(
+      async () => {
+        const all = await assessments();
+        return all.length >= 2 ? all : undefined;
+      },
+      90000,
+      'the assessment after the first screening match',
+    );
+    expect(sanctionsInput(before!)).toBeNull();
+    expect(sanctionsInput(after!)).toBe('POTENTIAL');
+    expect(RANK.indexOf(after!.level)).toBeGreaterThan(RANK.indexOf(before!.level));
+    expect(after!.score!).toBeGreaterThan(before!.score!);
+
+    // An analyst confirms the hit: the customer stream learns it and the SANCTIONS_CONFIRMED floor applies.
+    const confirmed = await eventually(
+      async () => {
+        const res = await screeningApi('/api/screening/decisions', {
+          method: 'POST',
+          body: JSON.stringify({
+            businessUnit: 'DEMO',
+            customerExtId: extId,
+            list: 'SANCTIONS',
+            entryId: evaluated.entryId,
+            decision: 'CONFIRMED',
+            reason: 'same person: date of birth and passport agree',
+          }),
+        });
+        return res.status === 202 ? res.json() : undefined;
+      },
+      30000,
+      'decision accepted',
+    );
+    expect(confirmed).toMatchObject({ resultType: 'REQUEST_ACCEPTED' });
+    const extreme = await eventually(
+      async () => (await assessments()).find((a) => a.level === 'EXTREME'),
+      60000,
+      'the EXTREME assessment after the confirmation',
+    );
+    expect(extreme.explanation?.floorApplied).toMatchObject({ id: 'SANCTIONS_CONFIRMED' });
+    expect(sanctionsInput(extreme)).toBe('CONFIRMED');
+    const doc = await (
+      await new ProjectionCatalog(db).collection('customers')
+    ).findOne({ businessUnit: 'DEMO', customerExtId: extId });
+    expect(doc?.lastScreeningDecision).toMatchObject({
+      list: 'SANCTIONS',
+      source: 'OFAC_SDN',
+      entryId: evaluated.entryId,
+      decision: 'CONFIRMED',
+    });
+  });
+
   it('a decision on a hit the customer never had is refused, and decisions need the screening:decide scope', async () => {
     const body = JSON.stringify({
       businessUnit: 'DEMO',
@@ -287,6 +381,7 @@ describe('ongoing screening end to end', () => {
   let db: Db;
   let token: string;
   let screeningUrl: string;
+  const suiteStart = new Date().toISOString();
 
   beforeAll(async () => {
     writeFileSync(listFile, records([]));
@@ -310,6 +405,52 @@ describe('ongoing screening end to end', () => {
     (await new ProjectionCatalog(db).collection<ScreeningDoc & { requestId: string }>('screenings'))
       .find({ customerExtId: extId, list: 'SANCTIONS' })
       .toArray();
+
+  it('publishes a ListSnapshotLoaded with the content hash and entry count of each load', async () => {
+    const config = loadConfig(commonConfigSpec, {
+      ...process.env,
+      TOPIC_PREFIX: `${cluster.namespace}.`,
+      TOPIC_PARTITIONS: '3',
+    });
+    const messaging = await setUpMessaging(
+      config,
+      'e2e-rescreen-lists',
+      createLogger('e2e-rescreen-lists', 'warn'),
+    );
+    const seen: { type: string; eventId: string; data: Record<string, unknown> }[] = [];
+    const reader = new StreamReader<{ type: string; eventId: string; data: Record<string, unknown> }>({
+      kafka: messaging.kafka,
+      serde: messaging.serde,
+      logger: createLogger('e2e-rescreen-lists', 'warn'),
+      topic: messaging.topics.screeningLists,
+      groupPrefix: `${cluster.namespace}.e2e-lists-probe`,
+      onMessage: (m) => {
+        seen.push(m.value);
+      },
+    });
+    await reader.start();
+    try {
+      const version = createHash('sha256').update(readFileSync(listFile)).digest('hex');
+      const loaded = await eventually(
+        async () =>
+          seen.find(
+            (m) =>
+              m.type === 'ListSnapshotLoaded' &&
+              m.data.source === 'WATCH' &&
+              m.data.version === version &&
+              String(m.data.loadedAt) >= suiteStart,
+          ),
+        30000,
+        'ListSnapshotLoaded of the WATCH list',
+      );
+      expect(loaded).toMatchObject({
+        eventId: `WATCH:${version}`,
+        data: { list: 'SANCTIONS', source: 'WATCH', version, entryCount: 1, loadedAt: expect.any(String) },
+      });
+    } finally {
+      await reader.stop();
+    }
+  });
 
   it('re-screens a known customer when the list gains its name, and keeps serving through a corrupt file', async () => {
     const extId = uniqueId('cust');

@@ -16,6 +16,7 @@ export const CustomerEventTypes = [
   'RiskOverrideSet',
   'ScreeningRequested',
   'ScreeningCompleted',
+  'ScreeningHitDecided',
   'CustomerCommandRejected',
 ] as const;
 export type CustomerEventType = (typeof CustomerEventTypes)[number];
@@ -28,6 +29,7 @@ export const CustomerCommandTypes = [
   'SetRiskOverride',
   'RequestReevaluation',
   'RecordRescreeningResult',
+  'RecordScreeningDecision',
 ] as const;
 export type CustomerCommandType = (typeof CustomerCommandTypes)[number];
 
@@ -72,6 +74,19 @@ export interface ScreeningHitData {
   suppressed?: boolean;
 }
 
+/** A reviewer's decision on one screening hit of a customer (command and event data alike). */
+export interface ScreeningHitDecisionData {
+  /** eventId of the ScreeningDecisionRecorded on the screening lists topic */
+  decisionId: string;
+  list: ScreeningListName;
+  source: string;
+  entryId: string;
+  subject: string;
+  decision: 'FALSE_POSITIVE' | 'CONFIRMED';
+  reason: string;
+  decidedBy: string;
+}
+
 /** Event data by type (mirrors schemas/events/*.v1.schema.json `data`). */
 export interface CustomerEventData {
   CustomerCreated: {
@@ -93,7 +108,8 @@ export interface CustomerEventData {
     reason: 'IMPORT_EVALUATE' | 'CUSTOMER_UPDATED' | 'SCREENING_CHANGED' | 'MATRIX_ACTIVATED' | 'OVERRIDE_EXPIRED';
     /** What to evaluate, so the evaluation service needs no state of its own. */
     customer?: CustomerData;
-    screening?: Partial<Record<ScreeningListName, { matched: boolean; hitCount?: number }>>;
+    /** confirmed: a reviewer confirmed a current hit (true) or dismissed every current hit (false); absent: not reviewed. */
+    screening?: Partial<Record<ScreeningListName, { matched: boolean; hitCount?: number; confirmed?: boolean }>>;
     listPurpose?: 'WHITE' | 'BLACK';
   };
   RiskAssessed: { requestId?: string; assessment: AssessmentData; previousLevel?: RiskLevel | null };
@@ -107,6 +123,7 @@ export interface CustomerEventData {
     snapshotVersion?: string;
     changed?: boolean;
   };
+  ScreeningHitDecided: ScreeningHitDecisionData;
   CustomerCommandRejected: {
     commandType: string;
     errorCode: string;
@@ -131,6 +148,8 @@ export interface CustomerCommandData {
   RequestReevaluation: { reason: 'MATRIX_ACTIVATED' | 'SCREENING_CHANGED' | 'OVERRIDE_EXPIRED' };
   /** Ongoing screening: a new list snapshot changed a screened customer's matches (no open request needed). */
   RecordRescreeningResult: { list: ScreeningListName; matched: boolean; hits: ScreeningHitData[]; snapshotVersion: string };
+  /** A reviewer's decision on one hit, reported by the screening service (schemas/commands/record-screening-decision). */
+  RecordScreeningDecision: ScreeningHitDecisionData;
 }
 
 export interface EventEnvelope<T extends string = string, D = unknown> {

@@ -166,7 +166,7 @@ export function buildScreeningService(
   };
 
   const command = (
-    type: 'RecordScreeningResult' | 'RecordRescreeningResult',
+    type: 'RecordScreeningResult' | 'RecordRescreeningResult' | 'RecordScreeningDecision',
     base: {
       commandId: string;
       streamId: string;
@@ -362,11 +362,10 @@ export function buildScreeningService(
 
   const decide = async (request: DecisionRequest, decidedBy: string): Promise<string> => {
     const streamId = streamKey(request.businessUnit, request.customerExtId);
-    const hit: ScreeningHitData | undefined = directory.screened
-      .get(streamId)
-      ?.lastHits[
-        request.list
-      ]?.find((h) => h.entryId === request.entryId && (!request.source || h.source === request.source));
+    const screened = directory.screened.get(streamId);
+    const hit: ScreeningHitData | undefined = screened?.lastHits[request.list]?.find(
+      (h) => h.entryId === request.entryId && (!request.source || h.source === request.source),
+    );
     if (!hit) throw new ScreeningHitNotFoundError();
     const decision: ScreeningDecision = {
       streamId,
@@ -380,6 +379,28 @@ export function buildScreeningService(
     };
     const eventId = newId();
     await publisher!.publish([
+      // The customer stream learns the decision too, so the risk evaluation sees confirmed matches.
+      command(
+        'RecordScreeningDecision',
+        {
+          commandId: `${eventId}:decision`,
+          streamId,
+          correlationId: screened!.correlationId,
+          causationId: eventId,
+          businessUnit: request.businessUnit,
+          customerExtId: request.customerExtId,
+        },
+        {
+          decisionId: eventId,
+          list: decision.list,
+          source: decision.source,
+          entryId: decision.entryId,
+          subject: decision.subject,
+          decision: decision.decision,
+          reason: request.reason,
+          decidedBy,
+        },
+      ),
       {
         topic: topics!.screeningLists,
         key: streamId,

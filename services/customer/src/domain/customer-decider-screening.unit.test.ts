@@ -243,3 +243,83 @@ describe('UPDATE with EVALUATE', () => {
       ]);
   });
 });
+
+describe('RecordScreeningDecision', () => {
+  const decision = (decision: 'CONFIRMED' | 'FALSE_POSITIVE', h: ScreeningHitData = hit) =>
+    cmd('RecordScreeningDecision', {
+      decisionId: `d-${seq + 1}`,
+      list: 'SANCTIONS',
+      source: h.source,
+      entryId: h.entryId,
+      subject: h.subject ?? 'CUSTOMER',
+      decision,
+      reason: 'checked the passport',
+      decidedBy: 'analyst-1',
+    });
+  const imported = importCmd();
+  const matched = screen(`${imported.commandId}:screen`, [hit, otherHit]);
+
+  it('a confirmed hit is recorded and re-evaluates with confirmed: true for that list', () => {
+    const c = decision('CONFIRMED');
+    const events = spec.given(history(imported, matched)).when(c).events();
+    expect(events).toEqual([
+      { type: 'ScreeningHitDecided', data: c.data },
+      {
+        type: 'RiskEvaluationRequested',
+        data: {
+          requestId: `${c.commandId}:eval`,
+          reason: 'SCREENING_CHANGED',
+          customer: imported.data.customer,
+          screening: { SANCTIONS: { matched: true, hitCount: 2, confirmed: true } },
+        },
+      },
+    ]);
+  });
+
+  it('the same decision again records nothing; a changed decision is recorded', () => {
+    const confirmed = decision('CONFIRMED');
+    spec
+      .given(history(imported, matched, confirmed))
+      .when(decision('CONFIRMED'))
+      .thenNothing();
+    const events = spec
+      .given(history(imported, matched, confirmed))
+      .when(decision('FALSE_POSITIVE'))
+      .events();
+    expect(events[0]).toMatchObject({ type: 'ScreeningHitDecided', data: { decision: 'FALSE_POSITIVE' } });
+  });
+
+  it('dismissing every current hit re-evaluates with confirmed: false; dismissing only one changes nothing for the engine', () => {
+    const one = decision('FALSE_POSITIVE');
+    expect(types(spec.given(history(imported, matched)).when(one).events())).toEqual(['ScreeningHitDecided']);
+    const both = spec
+      .given(history(imported, matched, one))
+      .when(decision('FALSE_POSITIVE', otherHit))
+      .events();
+    expect(both[1]).toMatchObject({
+      type: 'RiskEvaluationRequested',
+      data: { screening: { SANCTIONS: { matched: true, hitCount: 2, confirmed: false } } },
+    });
+  });
+
+  it('a confirmed hit stays in the evaluation subject of later re-evaluations', () => {
+    const re = cmd('RequestReevaluation', { reason: 'MATRIX_ACTIVATED' });
+    const events = spec
+      .given(history(imported, matched, decision('CONFIRMED')))
+      .when(re)
+      .events();
+    expect(events[0]).toMatchObject({
+      data: { screening: { SANCTIONS: { matched: true, hitCount: 2, confirmed: true } } },
+    });
+  });
+
+  it('an IMPORT customer records the decision without an evaluation; an unknown customer records nothing', () => {
+    const imp = importCmd({ sourceOfRiskLevel: 'IMPORT', riskLevel: 'LOW' });
+    const events = spec
+      .given(history(imp, screen(`${imp.commandId}:screen`, [hit])))
+      .when(decision('CONFIRMED'))
+      .events();
+    expect(types(events)).toEqual(['ScreeningHitDecided']);
+    spec.given([]).when(decision('CONFIRMED')).thenNothing();
+  });
+});

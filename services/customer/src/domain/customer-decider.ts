@@ -8,7 +8,7 @@ import type {
   RiskLevel,
   ScreeningListName,
 } from '@crs/contracts';
-import { evolve, hitKeys, type CustomerState } from './customer-state';
+import { evolve, hitKey, hitKeys, type CustomerState } from './customer-state';
 import { canTransition } from './status-lifecycle';
 import {
   CustomerAlreadyExistsError,
@@ -35,10 +35,24 @@ export interface DecisionContext {
 /** The subject of an evaluation: the record, the latest screening per list and the internal-list mark. */
 function evaluationSubject(customer: CustomerData | undefined, state: CustomerState, listPurpose?: 'WHITE' | 'BLACK') {
   const screening = Object.fromEntries(
-    Object.entries(state.screening).map(([list, r]) => [list, { matched: r!.matched, hitCount: r!.hitKeys.length }]),
+    Object.entries(state.screening).map(([list, r]) => {
+      const confirmed = reviewOf(r!.hitKeys, state.screeningDecisions[list as ScreeningListName]);
+      return [list, { matched: r!.matched, hitCount: r!.hitKeys.length, ...(confirmed === undefined ? {} : { confirmed }) }];
+    }),
   );
   const purpose = listPurpose ?? state.listPurpose;
   return { ...(customer ? { customer } : {}), screening, ...(purpose ? { listPurpose: purpose } : {}) };
+}
+
+/**
+ * What reviewers said about a list's current hits, in the risk engine's terms: true when one of them was
+ * confirmed, false when every one was dismissed as a false positive, undefined otherwise (not reviewed).
+ */
+function reviewOf(keys: string[], decisions: Record<string, 'CONFIRMED' | 'FALSE_POSITIVE'> | undefined): boolean | undefined {
+  if (!decisions || keys.length === 0) return undefined;
+  if (keys.some((k) => decisions[k] === 'CONFIRMED')) return true;
+  if (keys.every((k) => decisions[k] === 'FALSE_POSITIVE')) return false;
+  return undefined;
 }
 
 function overrideActive(state: CustomerState, now: string): boolean {
@@ -218,6 +232,31 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
         events.push({
           type: 'RiskEvaluationRequested',
           data: { requestId: `${command.commandId}:eval`, reason: 'SCREENING_CHANGED', ...evaluationSubject(state.customer, after) },
+        });
+      }
+      return events;
+    }
+
+    case 'RecordScreeningDecision': {
+      // A reviewer confirmed or dismissed one hit: recorded once; an EVALUATE customer is re-evaluated
+      // when the decision changes what the engine sees of that list (confirmed, dismissed, not reviewed).
+      if (!state.exists) return [];
+      const d = command.data;
+      const decisions = state.screeningDecisions[d.list] ?? {};
+      if (decisions[hitKey(d)] === d.decision) return [];
+      const decided: NewEvent = { type: 'ScreeningHitDecided', data: d };
+      const events: NewEvent[] = [decided];
+      const current = state.screening[d.list]?.hitKeys ?? [];
+      const before = reviewOf(current, decisions);
+      const afterState = evolve(state, { type: 'ScreeningHitDecided', streamVersion: state.version + 1, data: d } as CustomerEvent);
+      if (
+        reviewOf(current, afterState.screeningDecisions[d.list]) !== before &&
+        !state.simplified &&
+        state.sourceOfRiskLevel === 'EVALUATE'
+      ) {
+        events.push({
+          type: 'RiskEvaluationRequested',
+          data: { requestId: `${command.commandId}:eval`, reason: 'SCREENING_CHANGED', ...evaluationSubject(state.customer, afterState) },
         });
       }
       return events;

@@ -23,6 +23,8 @@ export interface CustomerState {
   pendingEvaluations: Record<string, string>;
   pendingScreenings: Record<string, ScreeningListName[]>;
   screening: Partial<Record<ScreeningListName, { matched: boolean; hitKeys: string[] }>>;
+  /** Reviewers' decisions per list, keyed like hitKeys (subject|source|entryId); the latest decision wins. */
+  screeningDecisions: Partial<Record<ScreeningListName, Record<string, 'CONFIRMED' | 'FALSE_POSITIVE'>>>;
   /** The last communicationNumbers applied to this customer: a re-delivered import is a no-op. */
   recentCorrelations: string[];
 }
@@ -37,14 +39,20 @@ export function initialState(): CustomerState {
     pendingEvaluations: {},
     pendingScreenings: {},
     screening: {},
+    screeningDecisions: {},
     recentCorrelations: [],
   };
+}
+
+/** The key of one hit: whose name (subject), which list source and entry. */
+export function hitKey(h: { subject?: string; source: string; entryId: string }): string {
+  return `${h.subject ?? 'CUSTOMER'}|${h.source}|${h.entryId}`;
 }
 
 export function hitKeys(hits: ScreeningHitData[]): string[] {
   return hits
     .filter((h) => !h.suppressed)
-    .map((h) => `${h.subject ?? 'CUSTOMER'}|${h.source}|${h.entryId}`)
+    .map(hitKey)
     .sort();
 }
 
@@ -103,6 +111,11 @@ export function evolve(state: CustomerState, event: CustomerEvent): CustomerStat
         pendingScreenings: pending,
         screening: { ...s.screening, [d.list]: { matched: d.matched, hitKeys: hitKeys(d.hits) } },
       };
+    }
+    case 'ScreeningHitDecided': {
+      const d = event.data;
+      const decided = { ...(s.screeningDecisions[d.list] ?? {}), [hitKey(d)]: d.decision };
+      return { ...s, screeningDecisions: { ...s.screeningDecisions, [d.list]: decided } };
     }
     case 'CustomerCommandRejected':
       return { ...s, recentCorrelations: remember(s.recentCorrelations, event.correlationId) };

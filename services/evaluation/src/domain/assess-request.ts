@@ -77,11 +77,18 @@ export function explanationOf(a: Assessment): Record<string, unknown> {
   });
 }
 
-/** The screening summary the decider sends ({ matched, hitCount }) in the engine's terms (matched, not reviewed). */
+/**
+ * The screening summary the decider sends ({ matched, hitCount, confirmed }) in the engine's terms:
+ * confirmed true is a reviewer-confirmed match, false a dismissed one, absent a match not reviewed yet.
+ */
 function screeningOf(request: EvaluationRequest): ScreeningResults {
   const out: ScreeningResults = {};
   for (const [list, r] of Object.entries(request.screening ?? {})) {
-    if (r && typeof r.matched === 'boolean') out[list as keyof ScreeningResults] = { matched: r.matched };
+    if (r && typeof r.matched === 'boolean')
+      out[list as keyof ScreeningResults] = {
+        matched: r.matched,
+        ...(typeof r.confirmed === 'boolean' ? { confirmed: r.confirmed } : {}),
+      };
   }
   return out;
 }

@@ -106,6 +106,36 @@ describe('assessRequest', () => {
     expect(matched.assessment.explanation).toMatchObject({ floorApplied: { id: 'BLACK_LISTED' } });
   });
 
+  it('a reviewer-confirmed sanctions match reaches the SANCTIONS_CONFIRMED floor; a dismissed one scores as no match', () => {
+    const assess = (confirmed?: boolean) => {
+      const o = assessRequest(
+        request(person(), {
+          screening: {
+            SANCTIONS: { matched: true, hitCount: 1, ...(confirmed === undefined ? {} : { confirmed }) },
+          },
+        }),
+        'DEMO',
+        matrices,
+        { today },
+      );
+      if (o.kind !== 'ASSESSED') throw new Error('not assessed');
+      return o.assessment;
+    };
+    const factor = (a: { explanation?: Record<string, unknown> }) =>
+      (a.explanation!.factors as Array<{ id: string; inputValue: { screening: string } }>).find(
+        (f) => f.id === 'SANCTIONS',
+      )!.inputValue.screening;
+    const confirmed = assess(true);
+    expect(confirmed.level).toBe('EXTREME');
+    expect(confirmed.explanation).toMatchObject({
+      floorApplied: { id: 'SANCTIONS_CONFIRMED', level: 'EXTREME' },
+    });
+    expect(factor(confirmed)).toBe('CONFIRMED');
+    expect(factor(assess())).toBe('POTENTIAL');
+    expect(factor(assess(false))).toBe('DISMISSED');
+    expect(assess(false).score!).toBeLessThan(assess().score!);
+  });
+
   it('fails without a matrix for the business unit or category, unless a default level is configured', () => {
     expect(
       assessRequest(request(person({ businessUnit: 'OTHER' })), 'OTHER', matrices, { today }),

@@ -110,6 +110,12 @@ export function projectCustomerEvent(event: CustomerEvent): ProjectionEffect {
       };
       break;
     }
+    case 'ScreeningHitDecided': {
+      // The reviewer's reason stays in the event log (and the pull endpoint); the document shows the decision.
+      const { list, source, entryId, subject, decision, decidedBy } = event.data;
+      set = { lastScreeningDecision: { list, source, entryId, subject, decision, decidedBy, decidedAt: event.occurredAt } };
+      break;
+    }
     case 'RiskEvaluationRequested':
     case 'ScreeningRequested':
     case 'CustomerCommandRejected':
