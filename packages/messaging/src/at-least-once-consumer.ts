@@ -2,6 +2,7 @@ import type { Consumer, Kafka } from 'kafkajs';
 import type { Logger, Registry } from '@crs/runtime';
 import { consumerLagGauge, processingHistogram } from '@crs/runtime';
 import type { MessageSerde } from './serde';
+import { restartAfterFatalCrash } from './restart-after-fatal-crash';
 import { headerString, type DecodedMessage } from './decoded-message';
 
 /**
@@ -28,12 +29,22 @@ export class AtLeastOnceConsumer<T> {
       partitionsConsumedConcurrently?: number;
     },
   ) {
-    this.consumer = opts.kafka.consumer({ groupId: opts.groupId, readUncommitted: false, maxWaitTimeInMs: 200 });
+    this.consumer = opts.kafka.consumer({
+      groupId: opts.groupId,
+      readUncommitted: false,
+      maxWaitTimeInMs: 200,
+    });
     this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => {
       this.assigned = Object.keys(e.payload.memberAssignment).length > 0;
     });
     this.consumer.on(this.consumer.events.CRASH, () => {
       this.assigned = false;
+    });
+    restartAfterFatalCrash(this.consumer, {
+      logger: opts.logger,
+      groupId: opts.groupId,
+      shouldRun: () => this.running,
+      run: () => this.run(),
     });
   }
 
@@ -42,18 +53,29 @@ export class AtLeastOnceConsumer<T> {
   }
 
   async start(): Promise<void> {
+    this.running = true;
+    await this.run();
+  }
+
+  private async run(): Promise<void> {
     const { opts } = this;
     const hist = processingHistogram(opts.metrics);
     const lag = consumerLagGauge(opts.metrics);
     await this.consumer.connect();
     await this.consumer.subscribe({ topics: opts.topics, fromBeginning: opts.fromBeginning ?? true });
-    this.running = true;
     await this.consumer.run({
       autoCommit: true,
       autoCommitInterval: 500,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently ?? 1,
-      eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }) => {
+      eachBatch: async ({
+        batch,
+        resolveOffset,
+        heartbeat,
+        commitOffsetsIfNecessary,
+        isRunning,
+        isStale,
+      }) => {
         for (const raw of batch.messages) {
           if (!isRunning() || isStale()) return;
           let decoded: DecodedMessage<T> | undefined;
@@ -74,21 +96,28 @@ export class AtLeastOnceConsumer<T> {
               const started = process.hrtime.bigint();
               try {
                 await opts.handle(decoded);
-                hist.labels(batch.topic, opts.groupId, 'ok').observe(Number(process.hrtime.bigint() - started) / 1e9);
+                hist
+                  .labels(batch.topic, opts.groupId, 'ok')
+                  .observe(Number(process.hrtime.bigint() - started) / 1e9);
                 break;
               } catch (err) {
-                hist.labels(batch.topic, opts.groupId, 'error').observe(Number(process.hrtime.bigint() - started) / 1e9);
+                hist
+                  .labels(batch.topic, opts.groupId, 'error')
+                  .observe(Number(process.hrtime.bigint() - started) / 1e9);
                 if (!isRunning()) throw err;
-                opts.logger.warn({ err, attempt, topic: batch.topic, offset: raw.offset }, 'handler failed; retrying');
+                opts.logger.warn(
+                  { err, attempt, topic: batch.topic, offset: raw.offset },
+                  'handler failed; retrying',
+                );
                 await heartbeat().catch(() => undefined);
                 await new Promise((r) => setTimeout(r, Math.min(200 * 2 ** Math.min(attempt, 5), 5000)));
               }
             }
           }
           resolveOffset(raw.offset);
-          lag.labels(batch.topic, String(batch.partition), opts.groupId).set(
-            Number(BigInt(batch.highWatermark) - BigInt(raw.offset) - 1n),
-          );
+          lag
+            .labels(batch.topic, String(batch.partition), opts.groupId)
+            .set(Number(BigInt(batch.highWatermark) - BigInt(raw.offset) - 1n));
           await commitOffsetsIfNecessary();
           await heartbeat();
         }

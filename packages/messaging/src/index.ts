@@ -9,3 +9,4 @@ export * from './stream-reader';
 export * from './at-least-once-consumer';
 export * from './admin';
 export * from './messaging-setup';
+export * from './restart-after-fatal-crash';

@@ -2,6 +2,7 @@ import type { Admin, Consumer, Kafka } from 'kafkajs';
 import type { Logger } from '@crs/runtime';
 import { randomUUID } from 'node:crypto';
 import type { MessageSerde } from './serde';
+import { restartAfterFatalCrash } from './restart-after-fatal-crash';
 import { headerString, type DecodedMessage } from './decoded-message';
 
 /**
@@ -27,16 +28,30 @@ export class StreamReader<T> {
     },
   ) {
     this.groupId = `${opts.groupPrefix}-${randomUUID()}`;
-    this.consumer = opts.kafka.consumer({ groupId: this.groupId, readUncommitted: false, maxWaitTimeInMs: 100 });
+    this.consumer = opts.kafka.consumer({
+      groupId: this.groupId,
+      readUncommitted: false,
+      maxWaitTimeInMs: 100,
+    });
     this.admin = opts.kafka.admin();
+    restartAfterFatalCrash(this.consumer, {
+      logger: opts.logger,
+      groupId: this.groupId,
+      shouldRun: () => this.running,
+      run: () => this.run(),
+    });
   }
 
   async start(): Promise<void> {
-    const { opts } = this;
     await this.admin.connect();
+    this.running = true;
+    await this.run();
+  }
+
+  private async run(): Promise<void> {
+    const { opts } = this;
     await this.consumer.connect();
     await this.consumer.subscribe({ topic: opts.topic, fromBeginning: true });
-    this.running = true;
     await this.consumer.run({
       autoCommit: true,
       autoCommitInterval: 100,
@@ -46,7 +61,10 @@ export class StreamReader<T> {
           try {
             value = await opts.serde.decode<T>(raw.value ?? Buffer.alloc(0));
           } catch (err) {
-            opts.logger.error({ err, partition: batch.partition, offset: raw.offset }, 'undecodable event skipped');
+            opts.logger.error(
+              { err, partition: batch.partition, offset: raw.offset },
+              'undecodable event skipped',
+            );
             resolveOffset(raw.offset);
             continue;
           }
@@ -67,7 +85,10 @@ export class StreamReader<T> {
   }
 
   /** Resolves once everything committed to the given partitions (all when omitted) up to now was read. */
-  async waitUntilCaughtUp(partitions?: number[], onProgress?: (read: bigint, total: bigint) => void): Promise<void> {
+  async waitUntilCaughtUp(
+    partitions?: number[],
+    onProgress?: (read: bigint, total: bigint) => void,
+  ): Promise<void> {
     const targets = (await this.admin.fetchTopicOffsets(this.opts.topic)).filter(
       (p) => !partitions || partitions.includes(p.partition),
     );

@@ -2,6 +2,7 @@ import { Partitioners, type Consumer, type Kafka, type Producer, type KafkaMessa
 import type { Logger, Registry } from '@crs/runtime';
 import { consumerLagGauge, processingHistogram } from '@crs/runtime';
 import type { MessageSerde } from './serde';
+import { restartAfterFatalCrash } from './restart-after-fatal-crash';
 import { headerString, type DecodedMessage, type OutgoingMessage } from './decoded-message';
 
 export interface TransactionalHandler<T> {
@@ -69,6 +70,15 @@ export class TransactionalProcessor<T> {
       opts.logger.error({ err: e.payload.error, restart: e.payload.restart }, 'consumer crashed');
       this.assigned = false;
     });
+    restartAfterFatalCrash(this.consumer, {
+      logger: opts.logger,
+      groupId: opts.groupId,
+      shouldRun: () => this.running,
+      // The crashed run may have left a producer mid-transaction: new producers (same transactional
+      // ids) fence whatever it left open, and every partition catches up again before its first batch.
+      beforeRestart: () => this.dropProducers(),
+      run: () => this.run(),
+    });
   }
 
   isReady(): boolean {
@@ -76,13 +86,17 @@ export class TransactionalProcessor<T> {
   }
 
   async start(): Promise<void> {
+    this.running = true;
+    await this.run();
+  }
+
+  private async run(): Promise<void> {
     const { opts } = this;
     const hist = processingHistogram(opts.metrics);
     const lag = consumerLagGauge(opts.metrics);
     const maxPerTxn = opts.maxMessagesPerTransaction ?? 500;
     await this.consumer.connect();
     await this.consumer.subscribe({ topic: opts.topic, fromBeginning: true });
-    this.running = true;
     await this.consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
@@ -118,7 +132,10 @@ export class TransactionalProcessor<T> {
           const txn = await producer.transaction();
           try {
             outputs.push(...(await opts.handler.process(decoded, partition)));
-            const byTopic = new Map<string, { key: string; value: Buffer; headers: Record<string, string> }[]>();
+            const byTopic = new Map<
+              string,
+              { key: string; value: Buffer; headers: Record<string, string> }[]
+            >();
             for (const m of outputs) {
               const list = byTopic.get(m.topic) ?? [];
               list.push({
@@ -136,20 +153,27 @@ export class TransactionalProcessor<T> {
             }
             await txn.sendOffsets({
               consumerGroupId: opts.groupId,
-              topics: [{ topic: batch.topic, partitions: [{ partition, offset: (BigInt(last) + 1n).toString() }] }],
+              topics: [
+                { topic: batch.topic, partitions: [{ partition, offset: (BigInt(last) + 1n).toString() }] },
+              ],
             });
             await txn.commit();
           } catch (err) {
             await txn.abort().catch(() => undefined);
             opts.handler.aborted?.(partition);
-            hist.labels(batch.topic, opts.groupId, 'aborted').observe(Number(process.hrtime.bigint() - started) / 1e9);
+            hist
+              .labels(batch.topic, opts.groupId, 'aborted')
+              .observe(Number(process.hrtime.bigint() - started) / 1e9);
             throw err;
           }
           opts.handler.committed?.(partition);
           const seconds = Number(process.hrtime.bigint() - started) / 1e9 / Math.max(chunk.length, 1);
-          for (let k = 0; k < chunk.length; k++) hist.labels(batch.topic, opts.groupId, 'ok').observe(seconds);
+          for (let k = 0; k < chunk.length; k++)
+            hist.labels(batch.topic, opts.groupId, 'ok').observe(seconds);
           resolveOffset(last);
-          lag.labels(batch.topic, String(partition), opts.groupId).set(Number(BigInt(batch.highWatermark) - BigInt(last) - 1n));
+          lag
+            .labels(batch.topic, String(partition), opts.groupId)
+            .set(Number(BigInt(batch.highWatermark) - BigInt(last) - 1n));
           await heartbeat();
         }
       },
@@ -176,7 +200,13 @@ export class TransactionalProcessor<T> {
   async stop(): Promise<void> {
     this.running = false;
     await this.consumer.disconnect().catch(() => undefined);
-    await Promise.all([...this.producers.values()].map((p) => p.disconnect().catch(() => undefined)));
+    await this.dropProducers();
+  }
+
+  private async dropProducers(): Promise<void> {
+    const producers = [...this.producers.values()];
     this.producers.clear();
+    this.ready.clear();
+    await Promise.all(producers.map((p) => p.disconnect().catch(() => undefined)));
   }
 }

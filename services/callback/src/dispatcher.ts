@@ -91,20 +91,31 @@ export class Dispatcher {
         for (const d of due) {
           const lane = `${d.streamId}|${d.endpointId}`;
           const current = chosen.get(lane);
-          if (!this.inFlight.has(lane) && (!current || d.streamVersion < current.streamVersion)) chosen.set(lane, d);
+          if (!this.inFlight.has(lane) && (!current || d.streamVersion < current.streamVersion))
+            chosen.set(lane, d);
         }
-        const perEndpointLimit = this.opts.perEndpointConcurrency ?? Math.max(1, Math.floor(this.opts.concurrency / 4));
+        const perEndpointLimit =
+          this.opts.perEndpointConcurrency ?? Math.max(1, Math.floor(this.opts.concurrency / 4));
         for (const [lane, d] of chosen) {
           if (this.inFlight.size >= this.opts.concurrency) break;
           if ((this.perEndpoint.get(d.endpointId) ?? 0) >= perEndpointLimit) continue;
           if (await this.opts.store.blocked(d)) continue;
           this.inFlight.add(lane);
           this.perEndpoint.set(d.endpointId, (this.perEndpoint.get(d.endpointId) ?? 0) + 1);
-          void this.deliver(d).finally(() => {
-            this.inFlight.delete(lane);
-            this.perEndpoint.set(d.endpointId, (this.perEndpoint.get(d.endpointId) ?? 1) - 1);
-            this.kick();
-          });
+          // A store failure (database down) must not end the process: the claim's lease runs out and
+          // the delivery is taken up again once the store answers.
+          void this.deliver(d)
+            .catch((err: unknown) =>
+              this.opts.logger.warn(
+                { err, eventId: d.eventId, endpointId: d.endpointId },
+                'callback delivery bookkeeping failed; retried after the lease',
+              ),
+            )
+            .finally(() => {
+              this.inFlight.delete(lane);
+              this.perEndpoint.set(d.endpointId, (this.perEndpoint.get(d.endpointId) ?? 1) - 1);
+              this.kick();
+            });
         }
       }
     } catch (err) {
@@ -162,12 +173,23 @@ export class Dispatcher {
     } else if (d.attempts + 1 >= this.opts.maxAttempts) {
       this.outcomes.labels('dead_letter', d.businessUnit).inc();
       this.dead.labels(d.businessUnit).inc();
-      this.opts.logger.warn({ eventId: d.eventId, endpointId: d.endpointId, attempts: d.attempts + 1 }, 'callback dead-lettered');
+      this.opts.logger.warn(
+        { eventId: d.eventId, endpointId: d.endpointId, attempts: d.attempts + 1 },
+        'callback dead-lettered',
+      );
       await this.opts.store.recordAttempt(d, attempt, { status: 'dead' });
     } else {
       this.outcomes.labels('retry', d.businessUnit).inc();
-      const delay = nextDelayMs(d.attempts + 1, this.opts.backoffBaseMs, this.opts.backoffMaxMs, Math.random());
-      await this.opts.store.recordAttempt(d, attempt, { status: 'pending', nextAttemptAt: new Date(at.getTime() + delay) });
+      const delay = nextDelayMs(
+        d.attempts + 1,
+        this.opts.backoffBaseMs,
+        this.opts.backoffMaxMs,
+        Math.random(),
+      );
+      await this.opts.store.recordAttempt(d, attempt, {
+        status: 'pending',
+        nextAttemptAt: new Date(at.getTime() + delay),
+      });
     }
   }
 }
