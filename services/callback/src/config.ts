@@ -8,10 +8,15 @@ const spec = {
   CALLBACK_CONFIG_FILE: str({ default: '', desc: 'JSON file with the endpoints per business unit' }),
   CALLBACK_ENDPOINTS: str({ default: '', desc: 'the same JSON inline (takes precedence over the file)' }),
   CALLBACK_SIGNING_KEY_FILE: str({ desc: 'private JWK that signs every delivery' }),
-  CALLBACK_MAX_ATTEMPTS: num({ default: 12 }),
+  // 24 attempts with the backoff below span 1.75 to 3.5 hours (docs/callbacks.md): a receiver that is
+  // down for an hour still gets every callback.
+  CALLBACK_MAX_ATTEMPTS: num({ default: 24, desc: 'attempts before a delivery is dead-lettered' }),
   CALLBACK_TIMEOUT_MS: num({ default: 5000 }),
-  CALLBACK_BACKOFF_BASE_MS: num({ default: 1000 }),
-  CALLBACK_BACKOFF_MAX_MS: num({ default: 15 * 60 * 1000 }),
+  CALLBACK_BACKOFF_BASE_MS: num({
+    default: 1000,
+    desc: 'delay ceiling after the first failed attempt; doubles per attempt',
+  }),
+  CALLBACK_BACKOFF_MAX_MS: num({ default: 15 * 60 * 1000, desc: 'cap of the delay ceiling' }),
   CALLBACK_POLL_MS: num({ default: 200 }),
   CALLBACK_CONCURRENCY: num({ default: 32 }),
 };

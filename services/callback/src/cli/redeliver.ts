@@ -4,7 +4,7 @@ import { connectMongo } from '@crs/store';
 import { DeliveryStore } from '../delivery-store';
 
 /**
- * `redeliver --dead [--business-unit BU] [--communication-number N] [--event-id ID ...] [--all-statuses]`:
+ * `redeliver [--business-unit BU] [--communication-number N] [--event-id ID ...] [--all-statuses]`:
  * puts dead-lettered (or chosen) callbacks back in the queue; the running callback service sends them.
  */
 async function main(): Promise<void> {
