@@ -236,6 +236,44 @@ describe('operations: ingest, archive, reconciliation and retro monitoring end t
     ]);
   });
 
+  it('query limits of interface section 8: 255 characters pass, 256 fail; every missing parameter is named', async () => {
+    type Errors = { errorCode: string; errors: { path: string; code: string }[] };
+    const errorsOf = async (res: Response) => {
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as Errors;
+      expect(body.errorCode).toBe('V001');
+      return body.errors.map(({ path, code }) => ({ path, code }));
+    };
+    // At the limit the parameters are accepted: the operation simply is not known (404, not 400).
+    const extId255 = `${uniqueId('x')}${'e'.repeat(255)}`.slice(0, 255);
+    const atLimit = await discard(`?extId=${extId255}&businessUnit=DEMO`);
+    expect(atLimit.status).toBe(404);
+    expect(await atLimit.json()).toMatchObject({ errorCode: 'NOT_FOUND' });
+    const unit255 = 'U'.repeat(255);
+    const unitToken = await localToken({ businessUnits: [unit255], scopes: ['operations:archive'] });
+    const unitAtLimit = await discard(`?extId=${uniqueId('x')}&businessUnit=${unit255}`, unitToken);
+    expect(unitAtLimit.status).toBe(404);
+    expect(await unitAtLimit.json()).toMatchObject({ errorCode: 'NOT_FOUND' });
+
+    expect(await errorsOf(await discard(`?extId=${'e'.repeat(256)}&businessUnit=DEMO`))).toEqual([
+      { path: 'extId', code: 'V001.extId.TOO_LONG' },
+    ]);
+    expect(await errorsOf(await discard(`?extId=${uniqueId('x')}`))).toEqual([
+      { path: 'businessUnit', code: 'V001.businessUnit.REQUIRED' },
+    ]);
+    expect(await errorsOf(await discard(''))).toEqual([
+      { path: 'extId', code: 'V001.extId.REQUIRED' },
+      { path: 'businessUnit', code: 'V001.businessUnit.REQUIRED' },
+    ]);
+    expect(await errorsOf(await discard('?extId=&businessUnit='))).toEqual([
+      { path: 'extId', code: 'V001.extId.REQUIRED' },
+      { path: 'businessUnit', code: 'V001.businessUnit.REQUIRED' },
+    ]);
+    expect(await errorsOf(await discard('?extId=a&extId=b&businessUnit=DEMO'))).toEqual([
+      { path: 'extId', code: 'V001.extId.INVALID_TYPE' },
+    ]);
+  });
+
   it('lists the operations registered in a window (reconciliation), only of the business units the token may see', async () => {
     const demo = operation();
     const other = operation({ businessUnit: 'OTHER' });
