@@ -18,7 +18,7 @@ import {
   type OperationCollections,
   type OperationDoc,
 } from './projections/operation-projection';
-import { RetroMonitor } from './retro/retro-monitor';
+import { RetroMonitor, retroRunLog } from './retro/retro-monitor';
 import { RetroScheduler } from './retro/retro-scheduler';
 import { loadSanctionsFromDataDir } from './retro/sanctions-index';
 import type { ArchiveConfig } from './config';
@@ -125,6 +125,7 @@ export function buildArchiveService(
           chunkSize: config.RETRO_CHUNK_SIZE,
           threshold: config.RETRO_THRESHOLD,
           clock,
+          runLog: await retroRunLog(db),
         });
         const dataDir = resolveSharedDataDir({ CRS_SHARED_DATA: config.CRS_SHARED_DATA || undefined });
         scheduler = new RetroScheduler(async (trigger) => {

@@ -2,13 +2,14 @@
 // On-demand retrospective monitoring: `node services/archive/dist/cli/retro-monitor.js [--lookback-days N]`.
 // Uses the archive service's settings (TOPIC_PREFIX, MONGODB_DB, CRS_SHARED_DATA, RETRO_*), screens the
 // non-archived operations of the look-back window once, publishes the new alerts, prints a JSON summary.
+// Progress is recorded chunk by chunk in MongoDB (retro_runs, retro_run_progress; docs/operations-archive.md).
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@crs/runtime';
 import { DurablePublisher, setUpMessaging } from '@crs/messaging';
 import { ProjectionCatalog, connectMongo } from '@crs/store';
 import { resolveSharedDataDir } from '@crs/screening-core';
 import { loadArchiveConfig } from '../config';
-import { RetroMonitor } from '../retro/retro-monitor';
+import { RetroMonitor, retroRunLog } from '../retro/retro-monitor';
 import { loadSanctionsFromDataDir } from '../retro/sanctions-index';
 import type { AlertDoc, OperationDoc } from '../projections/operation-projection';
 
@@ -39,6 +40,7 @@ async function main(): Promise<number> {
       chunkSize: config.RETRO_CHUNK_SIZE,
       threshold: config.RETRO_THRESHOLD,
       clock: () => new Date(),
+      runLog: await retroRunLog(db),
     });
     const summary = await monitor.run(sanctions, `retro:cli:${randomUUID()}`);
     console.log(JSON.stringify(summary));

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Collection } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
 import type { Logger } from '@crs/runtime';
 import type { RetroMonitoringAlertRaised } from '@crs/contracts';
 import { DEFAULT_THRESHOLD, screen } from '@crs/screening-core';
@@ -16,6 +16,55 @@ export interface RetroRunSummary {
   alreadyRaised: number;
 }
 
+/** Where runs report themselves: one document per run, one progress document per chunk. */
+export const RetroCollections = { runs: 'retro_runs', progress: 'retro_run_progress' } as const;
+
+export interface RetroRunDoc {
+  _id: string;
+  status: 'running' | 'finished' | 'failed';
+  fromDate: string;
+  lookbackDays: number;
+  chunkSize: number;
+  startedAt: Date;
+  updatedAt: Date;
+  finishedAt?: Date;
+  chunks: number;
+  scanned: number;
+  matched: number;
+  raised: number;
+  alreadyRaised: number;
+  /** Error code or name of a failed run (never the message: it may quote data). */
+  error?: string;
+}
+
+export interface RetroProgressDoc {
+  _id: string;
+  runId: string;
+  chunk: number;
+  at: Date;
+  /** Operations of this chunk, and running totals of the run after it. */
+  chunkSize: number;
+  scanned: number;
+  matched: number;
+  raised: number;
+  alreadyRaised: number;
+}
+
+export interface RetroRunLog {
+  runs: Collection<RetroRunDoc>;
+  progress: Collection<RetroProgressDoc>;
+}
+
+export async function retroRunLog(db: Db): Promise<RetroRunLog> {
+  const log = {
+    runs: db.collection<RetroRunDoc>(RetroCollections.runs),
+    progress: db.collection<RetroProgressDoc>(RetroCollections.progress),
+  };
+  await log.runs.createIndex({ startedAt: -1 });
+  await log.progress.createIndex({ runId: 1, chunk: 1 });
+  return log;
+}
+
 export interface RetroMonitorOptions {
   operations: () => Promise<Collection<OperationDoc>>;
   alerts: () => Promise<Collection<AlertDoc>>;
@@ -27,6 +76,8 @@ export interface RetroMonitorOptions {
   /** 0 or less: the screening default. */
   threshold: number;
   clock: () => Date;
+  /** Where the run records its progress chunk by chunk; without it, progress goes to the log only. */
+  runLog?: RetroRunLog;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -49,13 +100,45 @@ export class RetroMonitor {
   constructor(private readonly opts: RetroMonitorOptions) {}
 
   async run(sanctions: SanctionsIndex, runId: string): Promise<RetroRunSummary> {
+    const { runLog } = this.opts;
+    try {
+      return await this.scan(sanctions, runId);
+    } catch (err) {
+      const error = (err as { code?: unknown }).code ?? (err instanceof Error ? err.name : 'Error');
+      await runLog?.runs
+        .updateOne(
+          { _id: runId },
+          { $set: { status: 'failed', error: String(error), updatedAt: this.opts.clock() } },
+        )
+        .catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async scan(sanctions: SanctionsIndex, runId: string): Promise<RetroRunSummary> {
     const { opts } = this;
+    const { runLog } = opts;
     const now = opts.clock();
     const fromDate = new Date(now.getTime() - opts.lookbackDays * DAY_MS).toISOString().slice(0, 10);
     const threshold = opts.threshold > 0 ? opts.threshold : DEFAULT_THRESHOLD;
     const operations = await opts.operations();
     const alerts = await opts.alerts();
     const summary: RetroRunSummary = { runId, fromDate, scanned: 0, matched: 0, raised: 0, alreadyRaised: 0 };
+    await runLog?.runs.insertOne({
+      _id: runId,
+      status: 'running',
+      fromDate,
+      lookbackDays: opts.lookbackDays,
+      chunkSize: opts.chunkSize,
+      startedAt: now,
+      updatedAt: now,
+      chunks: 0,
+      scanned: 0,
+      matched: 0,
+      raised: 0,
+      alreadyRaised: 0,
+    });
+    let chunks = 0;
     opts.logger.info(
       { runId, fromDate, sanctionsEntries: sanctions.entryCount },
       'retro monitoring run started',
@@ -121,14 +204,49 @@ export class RetroMonitor {
         fresh.map((e) => ({ topic: opts.eventsTopic, key: e.streamId, type: e.type, value: e })),
       );
       summary.raised += fresh.length;
+      chunks++;
       // Counts only: counterparty names are personal data and stay out of the logs.
       opts.logger.info(
-        { runId, scanned: summary.scanned, raised: summary.raised },
+        { runId, chunk: chunks, scanned: summary.scanned, raised: summary.raised },
         'retro monitoring progress',
       );
+      if (runLog) {
+        const at = opts.clock();
+        const totals = {
+          scanned: summary.scanned,
+          matched: summary.matched,
+          raised: summary.raised,
+          alreadyRaised: summary.alreadyRaised,
+        };
+        await runLog.progress.insertOne({
+          _id: `${runId}#${chunks}`,
+          runId,
+          chunk: chunks,
+          at,
+          chunkSize: chunk.length,
+          ...totals,
+        });
+        await runLog.runs.updateOne({ _id: runId }, { $set: { chunks, updatedAt: at, ...totals } });
+      }
       if (chunk.length < opts.chunkSize) break;
     }
-    opts.logger.info({ ...summary }, 'retro monitoring run finished');
+    const finishedAt = opts.clock();
+    await runLog?.runs.updateOne(
+      { _id: runId },
+      {
+        $set: {
+          status: 'finished',
+          chunks,
+          updatedAt: finishedAt,
+          finishedAt,
+          scanned: summary.scanned,
+          matched: summary.matched,
+          raised: summary.raised,
+          alreadyRaised: summary.alreadyRaised,
+        },
+      },
+    );
+    opts.logger.info({ ...summary, chunks }, 'retro monitoring run finished');
     return summary;
   }
 }
