@@ -16,7 +16,13 @@ export interface BenchmarkOptions {
   loadedAt?: string;
 }
 
+/**
+ * Heap in use after a full collection when node runs with --expose-gc (`pnpm bench` and
+ * `pnpm eval:screening` do): without it, garbage left by the previous step makes the differences
+ * meaningless, even negative.
+ */
 function heapMb(): number {
+  (globalThis as { gc?: () => void }).gc?.();
   return Math.round((process.memoryUsage().heapUsed / 1024 / 1024) * 10) / 10;
 }
 
