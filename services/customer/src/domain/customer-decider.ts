@@ -76,9 +76,12 @@ function importEvents(
 
   // Batch import never evaluates or screens and defaults to IMPORT (reference product).
   const source = channel === 'BATCH' ? 'IMPORT' : (customer.sourceOfRiskLevel ?? 'IMPORT');
-  // UPDATE replaces the data as a whole; a status left out keeps the current one.
+  // UPDATE replaces the data as a whole; a status left out keeps the current one (and a kept CLOSED
+  // keeps its closingDate: closingDate comes only and always with CLOSED).
+  const kept =
+    state.status === 'CLOSED' && state.customer?.closingDate ? { closingDate: state.customer.closingDate } : {};
   const stored: CustomerData =
-    requested || !state.status ? customer : { ...customer, customerStatus: state.status };
+    requested || !state.status ? customer : { ...customer, customerStatus: state.status, ...kept };
   const events: NewEvent[] = [
     {
       type: state.exists ? 'CustomerUpdated' : 'CustomerCreated',
@@ -154,7 +157,9 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
 
     case 'RecordRiskAssessment': {
       const reason = state.pendingEvaluations[command.data.requestId];
-      if (reason === undefined || !state.exists) return [];
+      // A late answer after the client switched the customer to IMPORT (or after a simplified import)
+      // must not replace the client's level: only EVALUATE customers take computed assessments.
+      if (reason === undefined || !state.exists || state.sourceOfRiskLevel !== 'EVALUATE') return [];
       const a = command.data.assessment;
       const prev = state.assessment;
       const unchanged = prev && prev.level === a.level && prev.score === a.score && prev.matrixVersion === a.matrixVersion;
@@ -284,6 +289,21 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
 
     case 'RequestReevaluation': {
       if (!state.exists || state.simplified) return [];
+      if (state.sourceOfRiskLevel !== 'EVALUATE') {
+        // IMPORT customers keep the client's level: nothing is computed for them. When a manual override
+        // of such a customer expired, its level returns to the one the client imported.
+        const computed = state.assessment?.override?.computedLevel;
+        const imported =
+          (state.customer?.riskLevel as RiskLevel | undefined) ?? (typeof computed === 'string' ? (computed as RiskLevel) : undefined);
+        if (command.data.reason !== 'OVERRIDE_EXPIRED' || overrideActive(state, ctx.now)) return [];
+        if (state.assessment?.source !== 'OVERRIDE' || !imported) return [];
+        return [
+          {
+            type: 'RiskAssessed',
+            data: { assessment: { source: 'IMPORT', level: imported }, previousLevel: state.assessment.level },
+          },
+        ];
+      }
       return [
         {
           type: 'RiskEvaluationRequested',

@@ -4,6 +4,7 @@ import { decide, SIMPLIFIED_SCREENING_LISTS } from './customer-decider';
 import { evolve, initialState } from './customer-state';
 import {
   CustomerAlreadyExistsError,
+  CustomerCommandRejectedError,
   CustomerDowngradeError,
   CustomerNotFoundError,
   CustomerNotScorableError,
@@ -317,9 +318,13 @@ describe('SetRiskOverride and RequestReevaluation', () => {
     spec.given([]).when(cmd('SetRiskOverride', { level: 'HIGH', reason: 'r', setBy: 'o' })).thenRejects(CustomerNotFoundError);
   });
 
-  it('re-evaluation is requested for existing full customers only', () => {
+  it('re-evaluation is requested for existing EVALUATE customers only: IMPORT customers keep the client\'s level', () => {
     spec.given([]).when(cmd('RequestReevaluation', { reason: 'MATRIX_ACTIVATED' })).thenNothing();
-    spec.given(history(importCmd())).when(cmd('RequestReevaluation', { reason: 'MATRIX_ACTIVATED' })).thenContains([{ type: 'RiskEvaluationRequested' }]);
+    spec.given(history(importCmd())).when(cmd('RequestReevaluation', { reason: 'MATRIX_ACTIVATED' })).thenNothing();
+    spec
+      .given(history(importCmd({ sourceOfRiskLevel: 'EVALUATE', riskLevel: undefined })))
+      .when(cmd('RequestReevaluation', { reason: 'MATRIX_ACTIVATED' }))
+      .thenContains([{ type: 'RiskEvaluationRequested' }]);
   });
 });
 
@@ -330,5 +335,247 @@ describe('evolve', () => {
     expect(state.version).toBe(events.length);
     expect(state.exists).toBe(true);
     expect(Object.keys(state.pendingEvaluations)).toHaveLength(1);
+  });
+});
+
+/**
+ * Every command the decider handles in every kind of state, one expected outcome per cell: the types of
+ * the events decided, or the code of the rejection. Details of the cells are specified above and below.
+ */
+describe('every command in every state', () => {
+  const simplifiedRecord = (communicationNumber: string) =>
+    ({ communicationNumber, businessUnit: 'DEMO', customerExtId: 'C-1', entityType: 'INDIVIDUAL', firstName: 'A', lastName: 'B' }) as CustomerData;
+  const evaluateImport = () => importCmd({ sourceOfRiskLevel: 'EVALUATE', riskLevel: undefined, initializeScreeningProcesses: ['SANCTIONS'] });
+  const states: Record<string, () => CustomerEvent[]> = {
+    none: () => [],
+    simplified: () => history(cmd('ImportSimplifiedCustomer', { customer: simplifiedRecord('S-0') })),
+    'full IMPORT': () => history(importCmd()),
+    'full EVALUATE': () => history(evaluateImport()),
+    CLOSED: () => history(importCmd({ customerStatus: 'CLOSED', closingDate: '2025-12-31' })),
+  };
+  const hit = { list: 'SANCTIONS' as const, source: 'OFAC_SDN', entryId: '7', matchedName: 'X', score: 0.9, subject: 'CUSTOMER' };
+  /** The request a reactor's answer refers to: the open one of the history, if any. */
+  const lastRequest = (given: CustomerEvent[], type: 'RiskEvaluationRequested' | 'ScreeningRequested') =>
+    (given.filter((e) => e.type === type).pop()?.data as { requestId: string } | undefined)?.requestId ?? 'no-open-request';
+  const update = (r: Partial<CustomerData>) => importCmd({ action: 'UPDATE', ...r });
+
+  const commands: Record<string, (given: CustomerEvent[]) => CustomerCommand> = {
+    'ImportCustomer CREATE IMPORT': () => importCmd(),
+    'ImportCustomer CREATE EVALUATE': () => importCmd({ sourceOfRiskLevel: 'EVALUATE', riskLevel: undefined }),
+    'ImportCustomer UPDATE IMPORT': () => update({}),
+    'ImportCustomer UPDATE EVALUATE': () => update({ sourceOfRiskLevel: 'EVALUATE', riskLevel: undefined }),
+    'ImportCustomer UPDATE EVALUATE keeping the status': () =>
+      update({ sourceOfRiskLevel: 'EVALUATE', riskLevel: undefined, customerStatus: undefined }),
+    'ImportCustomer UPDATE to CLOSED': () => update({ customerStatus: 'CLOSED', closingDate: '2026-01-01' }),
+    ImportSimplifiedCustomer: () => cmd('ImportSimplifiedCustomer', { customer: simplifiedRecord(`S-${seq + 1}`) }),
+    RecordRiskAssessment: (given) =>
+      cmd('RecordRiskAssessment', {
+        requestId: lastRequest(given, 'RiskEvaluationRequested'),
+        assessment: { source: 'EVALUATE', level: 'HIGH', score: 70, matrixId: 'm', matrixVersion: 1 },
+      }),
+    RecordScreeningResult: (given) =>
+      cmd('RecordScreeningResult', { requestId: lastRequest(given, 'ScreeningRequested'), list: 'SANCTIONS', matched: true, hits: [hit] }),
+    RecordRescreeningResult: () => cmd('RecordRescreeningResult', { list: 'SANCTIONS', matched: true, hits: [hit], snapshotVersion: 'v9' }),
+    RecordScreeningDecision: () =>
+      cmd('RecordScreeningDecision', {
+        decisionId: 'd-1',
+        list: 'SANCTIONS',
+        source: 'OFAC_SDN',
+        entryId: '7',
+        subject: 'CUSTOMER',
+        decision: 'FALSE_POSITIVE',
+        reason: 'different person',
+        decidedBy: 'analyst',
+      }),
+    SetRiskOverride: () => cmd('SetRiskOverride', { level: 'HIGH', reason: 'review', setBy: 'officer' }),
+    'RequestReevaluation MATRIX_ACTIVATED': () => cmd('RequestReevaluation', { reason: 'MATRIX_ACTIVATED' }),
+    'RequestReevaluation OVERRIDE_EXPIRED': () => cmd('RequestReevaluation', { reason: 'OVERRIDE_EXPIRED' }),
+  };
+
+  const created = ['CustomerCreated', 'CustomerStatusChanged'];
+  const upgraded = ['CustomerUpdated', 'CustomerStatusChanged'];
+  type Outcome = string[] | `C${string}`;
+  // prettier-ignore
+  const expected: Record<string, Record<string, Outcome>> = {
+    none: {
+      'ImportCustomer CREATE IMPORT': [...created, 'RiskAssessed'],
+      'ImportCustomer CREATE EVALUATE': [...created, 'RiskEvaluationRequested'],
+      'ImportCustomer UPDATE IMPORT': 'C004',
+      'ImportCustomer UPDATE EVALUATE': 'C004',
+      'ImportCustomer UPDATE EVALUATE keeping the status': 'C004',
+      'ImportCustomer UPDATE to CLOSED': 'C004',
+      ImportSimplifiedCustomer: ['CustomerCreated', 'ScreeningRequested'],
+      RecordRiskAssessment: [],
+      RecordScreeningResult: [],
+      RecordRescreeningResult: [],
+      RecordScreeningDecision: [],
+      SetRiskOverride: 'C004',
+      'RequestReevaluation MATRIX_ACTIVATED': [],
+      'RequestReevaluation OVERRIDE_EXPIRED': [],
+    },
+    // A simplified customer is upgraded by any full import, CREATE or UPDATE; it is never scored.
+    simplified: {
+      'ImportCustomer CREATE IMPORT': [...upgraded, 'RiskAssessed'],
+      'ImportCustomer CREATE EVALUATE': [...upgraded, 'RiskEvaluationRequested'],
+      'ImportCustomer UPDATE IMPORT': [...upgraded, 'RiskAssessed'],
+      'ImportCustomer UPDATE EVALUATE': [...upgraded, 'RiskEvaluationRequested'],
+      'ImportCustomer UPDATE EVALUATE keeping the status': ['CustomerUpdated', 'RiskEvaluationRequested'],
+      'ImportCustomer UPDATE to CLOSED': [...upgraded, 'RiskAssessed'],
+      ImportSimplifiedCustomer: ['CustomerUpdated', 'ScreeningRequested'],
+      RecordRiskAssessment: [],
+      RecordScreeningResult: ['ScreeningCompleted'],
+      RecordRescreeningResult: ['ScreeningCompleted'],
+      RecordScreeningDecision: ['ScreeningHitDecided'],
+      SetRiskOverride: 'C006',
+      'RequestReevaluation MATRIX_ACTIVATED': [],
+      'RequestReevaluation OVERRIDE_EXPIRED': [],
+    },
+    'full IMPORT': {
+      'ImportCustomer CREATE IMPORT': 'C001',
+      'ImportCustomer CREATE EVALUATE': 'C001',
+      'ImportCustomer UPDATE IMPORT': ['CustomerUpdated', 'RiskAssessed'],
+      'ImportCustomer UPDATE EVALUATE': ['CustomerUpdated', 'RiskEvaluationRequested'],
+      'ImportCustomer UPDATE EVALUATE keeping the status': ['CustomerUpdated', 'RiskEvaluationRequested'],
+      'ImportCustomer UPDATE to CLOSED': ['CustomerUpdated', 'CustomerStatusChanged', 'RiskAssessed'],
+      ImportSimplifiedCustomer: 'C005',
+      RecordRiskAssessment: [],
+      RecordScreeningResult: [],
+      RecordRescreeningResult: ['ScreeningCompleted'],
+      RecordScreeningDecision: ['ScreeningHitDecided'],
+      SetRiskOverride: ['RiskOverrideSet', 'RiskAssessed'],
+      'RequestReevaluation MATRIX_ACTIVATED': [],
+      'RequestReevaluation OVERRIDE_EXPIRED': [],
+    },
+    'full EVALUATE': {
+      'ImportCustomer CREATE IMPORT': 'C001',
+      'ImportCustomer CREATE EVALUATE': 'C001',
+      'ImportCustomer UPDATE IMPORT': ['CustomerUpdated', 'RiskAssessed'],
+      'ImportCustomer UPDATE EVALUATE': ['CustomerUpdated', 'RiskEvaluationRequested'],
+      'ImportCustomer UPDATE EVALUATE keeping the status': ['CustomerUpdated', 'RiskEvaluationRequested'],
+      'ImportCustomer UPDATE to CLOSED': ['CustomerUpdated', 'CustomerStatusChanged', 'RiskAssessed'],
+      ImportSimplifiedCustomer: 'C005',
+      RecordRiskAssessment: ['RiskAssessed'],
+      RecordScreeningResult: ['ScreeningCompleted', 'RiskEvaluationRequested'],
+      RecordRescreeningResult: ['ScreeningCompleted', 'RiskEvaluationRequested'],
+      RecordScreeningDecision: ['ScreeningHitDecided'],
+      SetRiskOverride: ['RiskOverrideSet', 'RiskAssessed'],
+      'RequestReevaluation MATRIX_ACTIVATED': ['RiskEvaluationRequested'],
+      'RequestReevaluation OVERRIDE_EXPIRED': ['RiskEvaluationRequested'],
+    },
+    // CLOSED is terminal; the record can still be corrected while it stays CLOSED.
+    CLOSED: {
+      'ImportCustomer CREATE IMPORT': 'C001',
+      'ImportCustomer CREATE EVALUATE': 'C001',
+      'ImportCustomer UPDATE IMPORT': 'C010',
+      'ImportCustomer UPDATE EVALUATE': 'C010',
+      'ImportCustomer UPDATE EVALUATE keeping the status': ['CustomerUpdated', 'RiskEvaluationRequested'],
+      'ImportCustomer UPDATE to CLOSED': ['CustomerUpdated', 'RiskAssessed'],
+      ImportSimplifiedCustomer: 'C005',
+      RecordRiskAssessment: [],
+      RecordScreeningResult: [],
+      RecordRescreeningResult: ['ScreeningCompleted'],
+      RecordScreeningDecision: ['ScreeningHitDecided'],
+      SetRiskOverride: ['RiskOverrideSet', 'RiskAssessed'],
+      'RequestReevaluation MATRIX_ACTIVATED': [],
+      'RequestReevaluation OVERRIDE_EXPIRED': [],
+    },
+  };
+
+  it('the table has a cell for every state and every command', () => {
+    for (const state of Object.keys(states)) expect(Object.keys(expected[state]!).sort()).toEqual(Object.keys(commands).sort());
+  });
+
+  const cells = Object.keys(states).flatMap((state) => Object.keys(commands).map((command) => [state, command] as const));
+  describe.each(cells)('given %s, when %s', (state, command) => {
+    const outcome = expected[state]![command]!;
+    it(typeof outcome === 'string' ? `rejects with ${outcome}` : `decides [${outcome.join(', ')}]`, () => {
+      const given = states[state]!();
+      const when = commands[command]!(given);
+      if (typeof outcome === 'string') {
+        let caught: unknown;
+        try {
+          decide(when, given.reduce(evolve, initialState()), { now: NOW });
+        } catch (err) {
+          caught = err;
+        }
+        expect(caught).toBeInstanceOf(CustomerCommandRejectedError);
+        expect((caught as CustomerCommandRejectedError).code).toBe(outcome);
+      } else {
+        expect(spec.given(given).when(when).events().map((e) => e.type)).toEqual(outcome);
+      }
+    });
+  });
+
+  describe('cells worth a closer look', () => {
+    it('UPDATE of a simplified customer upgrades it to a full one (status from none)', () => {
+      const events = spec.given(states.simplified!()).when(update({})).events();
+      expect(events[0]).toMatchObject({ type: 'CustomerUpdated', data: { simplified: false, channel: 'SINGLE', sourceOfRiskLevel: 'IMPORT' } });
+      expect(events[1]).toEqual({ type: 'CustomerStatusChanged', data: { from: null, to: 'ACTIVE' } });
+      expect(events[2]).toEqual({ type: 'RiskAssessed', data: { assessment: { source: 'IMPORT', level: 'LOW' }, previousLevel: null } });
+    });
+
+    it('the upgrade of a simplified customer with EVALUATE is its first evaluation (IMPORT_EVALUATE)', () => {
+      const events = spec.given(states.simplified!()).when(update({ sourceOfRiskLevel: 'EVALUATE', riskLevel: undefined })).events();
+      expect(events[2]).toMatchObject({ type: 'RiskEvaluationRequested', data: { reason: 'IMPORT_EVALUATE' } });
+    });
+
+    it('simplified over simplified replaces the record, stays simplified and screens again', () => {
+      const c = commands.ImportSimplifiedCustomer!([]) as Extract<CustomerCommand, { type: 'ImportSimplifiedCustomer' }>;
+      spec.given(states.simplified!()).when(c).then([
+        { type: 'CustomerUpdated', data: { customer: c.data.customer, sourceOfRiskLevel: 'IMPORT', channel: 'SIMPLIFIED', simplified: true } },
+        { type: 'ScreeningRequested', data: { requestId: `${c.commandId}:screen`, lists: SIMPLIFIED_SCREENING_LISTS, customer: c.data.customer } },
+      ]);
+    });
+
+    it('UPDATE with EVALUATE of an IMPORT customer switches it to EVALUATE and asks for a CUSTOMER_UPDATED evaluation', () => {
+      const c = update({ sourceOfRiskLevel: 'EVALUATE', riskLevel: undefined });
+      const events = spec.given(states['full IMPORT']!()).when(c).events();
+      expect(events[0]).toMatchObject({ type: 'CustomerUpdated', data: { sourceOfRiskLevel: 'EVALUATE' } });
+      expect(events[1]).toMatchObject({ type: 'RiskEvaluationRequested', data: { requestId: `${c.commandId}:eval`, reason: 'CUSTOMER_UPDATED' } });
+    });
+
+    it('a simplified customer: its screening is recorded without any evaluation; a risk answer is ignored', () => {
+      const given = states.simplified!();
+      const result = commands.RecordScreeningResult!(given);
+      expect(spec.given(given).when(result).events()).toEqual([
+        expect.objectContaining({ type: 'ScreeningCompleted', data: expect.objectContaining({ matched: true, changed: true }) }),
+      ]);
+      spec.given(given).when(commands.RecordRiskAssessment!(given)).thenNothing();
+    });
+
+    it('fixed: a late evaluation answer after the client switched the customer to IMPORT does not replace its level', () => {
+      const evaluate = evaluateImport();
+      const toImport = update({ riskLevel: 'LOW' });
+      const late = cmd('RecordRiskAssessment', {
+        requestId: `${evaluate.commandId}:eval`,
+        assessment: { source: 'EVALUATE', level: 'HIGH', score: 70 },
+      });
+      spec.given(history(evaluate, toImport)).when(late).thenNothing();
+    });
+
+    it('fixed: when the override of an IMPORT customer expires, its level returns to the imported one (once)', () => {
+      const override = cmd('SetRiskOverride', { level: 'EXTREME', reason: 'r', setBy: 'o', expiresAt: '2020-01-01T00:00:00Z' });
+      const expired = cmd('RequestReevaluation', { reason: 'OVERRIDE_EXPIRED' });
+      spec.given(history(importCmd({ riskLevel: 'MEDIUM' }), override)).when(expired).then([
+        { type: 'RiskAssessed', data: { assessment: { source: 'IMPORT', level: 'MEDIUM' }, previousLevel: 'EXTREME' } },
+      ]);
+      spec.given(history(importCmd({ riskLevel: 'MEDIUM' }), override, expired)).when(cmd('RequestReevaluation', { reason: 'OVERRIDE_EXPIRED' })).thenNothing();
+      const active = cmd('SetRiskOverride', { level: 'EXTREME', reason: 'r', setBy: 'o', expiresAt: '2099-01-01T00:00:00Z' });
+      spec.given(history(importCmd(), active)).when(expired).thenNothing();
+    });
+
+    it('fixed: an UPDATE without customerStatus of a CLOSED customer keeps CLOSED with its closingDate', () => {
+      const c = update({ sourceOfRiskLevel: 'EVALUATE', riskLevel: undefined, customerStatus: undefined, lastName: 'Changed' });
+      const events = spec.given(states.CLOSED!()).when(c).events();
+      expect(events[0]).toMatchObject({
+        type: 'CustomerUpdated',
+        data: { customer: { lastName: 'Changed', customerStatus: 'CLOSED', closingDate: '2025-12-31' } },
+      });
+    });
+
+    it('UPDATE to CLOSED of a CLOSED customer changes no status (no second CustomerStatusChanged)', () => {
+      const events = spec.given(states.CLOSED!()).when(commands['ImportCustomer UPDATE to CLOSED']!([])).events();
+      expect(events.map((e) => e.type)).not.toContain('CustomerStatusChanged');
+    });
   });
 });
