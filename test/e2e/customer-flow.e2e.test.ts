@@ -52,20 +52,39 @@ describe('customer flow end to end', () => {
     const comm = uniqueId('comm');
     const res = await post('/core-ws-rest/customer', customer(extId, comm));
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ resultType: 'REQUEST_ACCEPTED', communicationNumber: comm, customerExtId: extId });
+    expect(await res.json()).toMatchObject({
+      resultType: 'REQUEST_ACCEPTED',
+      communicationNumber: comm,
+      customerExtId: extId,
+    });
 
     const catalog = new ProjectionCatalog(db);
-    const doc = await eventually(async () => {
-      const c = await (await catalog.collection('customers')).findOne({ businessUnit: 'DEMO', customerExtId: extId });
-      return c?.riskLevel ? c : undefined;
-    }, 60000, 'customer document');
-    expect(doc).toMatchObject({ status: 'ACTIVE', riskLevel: 'LOW', entityType: 'INDIVIDUAL', simplified: false });
+    const doc = await eventually(
+      async () => {
+        const c = await (
+          await catalog.collection('customers')
+        ).findOne({ businessUnit: 'DEMO', customerExtId: extId });
+        return c?.riskLevel ? c : undefined;
+      },
+      60000,
+      'customer document',
+    );
+    expect(doc).toMatchObject({
+      status: 'ACTIVE',
+      riskLevel: 'LOW',
+      entityType: 'INDIVIDUAL',
+      simplified: false,
+    });
     expect(doc.data).toMatchObject({ firstName: 'Ann', lastName: 'Example', communicationNumber: comm });
 
-    const callbacks = await eventually(async () => {
-      const got = receiver.acceptedFor(comm);
-      return new Set(got.map((c) => c.headers['ce-id'])).size >= 3 ? got : undefined;
-    }, 60000, 'three callbacks');
+    const callbacks = await eventually(
+      async () => {
+        const got = receiver.acceptedFor(comm);
+        return new Set(got.map((c) => c.headers['ce-id'])).size >= 3 ? got : undefined;
+      },
+      60000,
+      'three callbacks',
+    );
     // Each event is delivered once (the receiver would otherwise see a ce-id twice).
     expect(callbacks).toHaveLength(3);
     expect(callbacks.map((c) => c.headers['ce-type']).sort()).toEqual([
@@ -78,14 +97,26 @@ describe('customer flow end to end', () => {
       expect(cb.headers['ce-specversion']).toBe('1.0');
       expect(cb.headers['ce-subject']).toBe(extId);
       await expect(
-        verifyCallback({ jwks: jwks as never, headers: cb.headers, body: cb.body, now: Math.floor(Date.now() / 1000) }),
+        verifyCallback({
+          jwks: jwks as never,
+          headers: cb.headers,
+          body: cb.body,
+          now: Math.floor(Date.now() / 1000),
+        }),
       ).resolves.toBeUndefined();
     }
     const assessed = callbacks.find((c) => c.headers['ce-type'] === 'com.crs.risk-assessment.completed')!;
-    expect(JSON.parse(assessed.body.toString())).toMatchObject({ assessment: { source: 'IMPORT', level: 'LOW' } });
+    expect(JSON.parse(assessed.body.toString())).toMatchObject({
+      assessment: { source: 'IMPORT', level: 'LOW' },
+    });
     // A tampered body does not verify.
     await expect(
-      verifyCallback({ jwks: jwks as never, headers: assessed.headers, body: Buffer.from('{}'), now: Math.floor(Date.now() / 1000) }),
+      verifyCallback({
+        jwks: jwks as never,
+        headers: assessed.headers,
+        body: Buffer.from('{}'),
+        now: Math.floor(Date.now() / 1000),
+      }),
     ).rejects.toThrow();
   });
 
@@ -96,18 +127,100 @@ describe('customer flow end to end', () => {
     const c3 = uniqueId('comm');
     const c4 = uniqueId('comm');
     const missing = uniqueId('missing');
-    expect((await post('/core-ws-rest/customer', customer(extId, c1, { customerStatus: 'PENDING', riskLevel: 'MEDIUM' }))).status).toBe(200);
-    expect((await post('/core-ws-rest/customer', customer(extId, c2, { action: 'UPDATE', customerStatus: 'ACTIVE', riskLevel: 'HIGH', lastName: 'Changed' }))).status).toBe(200);
-    expect(
-      (await post('/core-ws-rest/customer', customer(extId, c3, { action: 'UPDATE', customerStatus: 'CLOSED', closingDate: '2026-11-01', riskLevel: 'HIGH' }))).status,
-    ).toBe(200);
-    expect((await post('/core-ws-rest/customer', customer(missing, c4, { action: 'UPDATE' }))).status).toBe(200);
+    type Pulled = { events: { type: string; data: Record<string, unknown> }[]; errors: unknown[] };
+    const pull = async (comm: string, count: number) =>
+      eventually(
+        async () => {
+          const r = await get(`/api/integration-services/v1/communications-events/${comm}`);
+          const body = (await r.json()) as Pulled;
+          return r.status === 200 && body.events.length >= count ? body : undefined;
+        },
+        60000,
+        `events of ${comm}`,
+      );
 
-    const view = await eventually(async () => {
-      const r = await get(`/api/customers/DEMO/${extId}`);
-      const v = (await r.json()) as { customerStatus?: string };
-      return r.status === 200 && v.customerStatus === 'CLOSED' ? v : undefined;
-    }, 60000, 'closed customer');
+    // CREATE with an imported level: visible as PENDING/MEDIUM right after creation, before anything else is sent.
+    expect(
+      (
+        await post(
+          '/core-ws-rest/customer',
+          customer(extId, c1, { customerStatus: 'PENDING', riskLevel: 'MEDIUM' }),
+        )
+      ).status,
+    ).toBe(200);
+    const createdView = await eventually(
+      async () => {
+        const r = await get(`/api/customers/DEMO/${extId}`);
+        const v = (await r.json()) as { riskLevel?: string };
+        return r.status === 200 && v.riskLevel ? v : undefined;
+      },
+      60000,
+      'created customer',
+    );
+    expect(createdView).toMatchObject({
+      customerStatus: 'PENDING',
+      riskLevel: 'MEDIUM',
+      simplified: false,
+      customer: { lastName: 'Example', communicationNumber: c1 },
+      latestAssessment: { source: 'IMPORT', riskLevel: 'MEDIUM', communicationNumber: c1 },
+    });
+    const created = await pull(c1, 3);
+    expect(created.errors).toEqual([]);
+    expect(created.events.map((e) => e.data.eventType)).toEqual([
+      'CustomerCreated',
+      'CustomerStatusChanged',
+      'RiskAssessed',
+    ]);
+    expect(created.events[0]!.data).toMatchObject({
+      sourceOfRiskLevel: 'IMPORT',
+      customerStatus: 'PENDING',
+      simplified: false,
+    });
+    expect(created.events[1]!.data).toMatchObject({ from: null, to: 'PENDING' });
+    expect(created.events[2]!.data).toMatchObject({
+      assessment: { source: 'IMPORT', level: 'MEDIUM' },
+      previousLevel: null,
+    });
+
+    expect(
+      (
+        await post(
+          '/core-ws-rest/customer',
+          customer(extId, c2, {
+            action: 'UPDATE',
+            customerStatus: 'ACTIVE',
+            riskLevel: 'HIGH',
+            lastName: 'Changed',
+          }),
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await post(
+          '/core-ws-rest/customer',
+          customer(extId, c3, {
+            action: 'UPDATE',
+            customerStatus: 'CLOSED',
+            closingDate: '2026-11-01',
+            riskLevel: 'HIGH',
+          }),
+        )
+      ).status,
+    ).toBe(200);
+    expect((await post('/core-ws-rest/customer', customer(missing, c4, { action: 'UPDATE' }))).status).toBe(
+      200,
+    );
+
+    const view = await eventually(
+      async () => {
+        const r = await get(`/api/customers/DEMO/${extId}`);
+        const v = (await r.json()) as { customerStatus?: string };
+        return r.status === 200 && v.customerStatus === 'CLOSED' ? v : undefined;
+      },
+      60000,
+      'closed customer',
+    );
     expect(view).toMatchObject({
       customerStatus: 'CLOSED',
       riskLevel: 'HIGH',
@@ -116,25 +229,56 @@ describe('customer flow end to end', () => {
       latestAssessment: { source: 'IMPORT', riskLevel: 'HIGH' },
     });
 
-    const updated = (await (await get(`/api/integration-services/v1/communications-events/${c2}`)).json()) as {
+    const updated = (await (
+      await get(`/api/integration-services/v1/communications-events/${c2}`)
+    ).json()) as {
       events: { type: string; data: Record<string, unknown> }[];
     };
-    expect(updated.events.map((e) => e.data.eventType)).toEqual(['CustomerUpdated', 'CustomerStatusChanged', 'RiskAssessed']);
+    expect(updated.events.map((e) => e.data.eventType)).toEqual([
+      'CustomerUpdated',
+      'CustomerStatusChanged',
+      'RiskAssessed',
+    ]);
     expect(updated.events[1]!.data).toMatchObject({ from: 'PENDING', to: 'ACTIVE' });
 
-    const rejected = await eventually(async () => {
-      const body = (await (await get(`/api/integration-services/v1/communications-events/${c4}`)).json()) as {
-        events: { type: string }[];
-        errors: { code: string }[];
-      };
-      return body.events.length > 0 ? body : undefined;
-    }, 60000, 'rejection event');
+    // The CLOSE update: its status change carries the closingDate.
+    const closed = await pull(c3, 3);
+    expect(closed.errors).toEqual([]);
+    expect(closed.events.map((e) => e.data.eventType)).toEqual([
+      'CustomerUpdated',
+      'CustomerStatusChanged',
+      'RiskAssessed',
+    ]);
+    expect(closed.events[1]!.data).toMatchObject({ from: 'ACTIVE', to: 'CLOSED', closingDate: '2026-11-01' });
+    expect(closed.events[2]!.data).toMatchObject({
+      assessment: { source: 'IMPORT', level: 'HIGH' },
+      previousLevel: 'HIGH',
+    });
+
+    const rejected = await eventually(
+      async () => {
+        const body = (await (
+          await get(`/api/integration-services/v1/communications-events/${c4}`)
+        ).json()) as {
+          events: { type: string }[];
+          errors: { code: string }[];
+        };
+        return body.events.length > 0 ? body : undefined;
+      },
+      60000,
+      'rejection event',
+    );
     expect(rejected.events.map((e) => e.type)).toEqual(['com.crs.customer.import.rejected']);
     expect(rejected.errors).toEqual([{ code: 'C004', description: expect.any(String) }]);
     expect((await get(`/api/customers/DEMO/${missing}`)).status).toBe(404);
 
     // The rejection reaches the client by callback too.
-    await eventually(async () => receiver.acceptedFor(c4).some((c) => c.headers['ce-type'] === 'com.crs.customer.import.rejected'), 60000, 'rejection callback');
+    await eventually(
+      async () =>
+        receiver.acceptedFor(c4).some((c) => c.headers['ce-type'] === 'com.crs.customer.import.rejected'),
+      60000,
+      'rejection callback',
+    );
   });
 
   it('rejects a reused communicationNumber with O001', async () => {
