@@ -735,6 +735,69 @@ describe('HTTP API endpoints', () => {
       });
     });
 
+    describe('a business unit this installation does not know (no classifiers)', () => {
+      const NOWHERE = 'NOWHERE';
+      let both: string;
+      beforeAll(async () => {
+        both = await localToken({ businessUnits: ['DEMO', NOWHERE] });
+      });
+
+      it.each([
+        ['/core-ws-rest/validate-batch-customers', 'NotFound'],
+        ['/core-ws-rest/batch-customers', 'Not Found'],
+      ])('%s: a batch only for it gets the section 7 404 body (%s)', async (path, description) => {
+        const res = await api.post(
+          path,
+          { customers: [batchItem({ businessUnit: NOWHERE }), batchItem({ businessUnit: NOWHERE })] },
+          both,
+        );
+        expect(res.status).toBe(404);
+        expect(res.body).toEqual({
+          errorCode: '404',
+          errorDescription: description,
+          timeElapsedMs: expect.any(Number),
+        });
+      });
+
+      it('a mixed batch accepts the known business unit and rejects the unknown one per item (NOT_FOUND)', async () => {
+        const known = batchItem();
+        const unknown = batchItem({ businessUnit: NOWHERE });
+        const res = await api.post(
+          '/core-ws-rest/validate-batch-customers',
+          { customers: [known, unknown] },
+          both,
+        );
+        expect(res.status).toBe(200);
+        expect(res.body.results).toEqual([
+          expect.objectContaining({
+            communicationNumber: known.communicationNumber,
+            resultType: 'REQUEST_ACCEPTED',
+            errorCode: null,
+          }),
+          expect.objectContaining({
+            communicationNumber: unknown.communicationNumber,
+            resultType: 'REQUEST_REJECTED',
+            errorCode: 'NOT_FOUND',
+          }),
+        ]);
+      });
+
+      it('simplifiedCustomer: the section 7 404 body', async () => {
+        const res = await api.post(
+          '/core-ws-rest/simplifiedCustomer',
+          simplified({ businessUnit: NOWHERE }),
+          both,
+        );
+        expect(res.status).toBe(404);
+        expect(res.body).toEqual({
+          timestamp: expect.any(String),
+          status: 404,
+          error: 'Not Found',
+          path: '/core-ws-rest/simplifiedCustomer',
+        });
+      });
+    });
+
     it('GET on a batch endpoint (wrong method) is its 404 too', async () => {
       const res = await get('/core-ws-rest/batch-customers');
       expect(res.status).toBe(404);
@@ -759,8 +822,16 @@ describe('HTTP API endpoints', () => {
   });
 
   describe('GET /classifier/{name}', () => {
-    const titled = ['paymentPurposeType', 'currency', 'country'];
-    const described = ['accountType', 'addressType', 'sourceOfWealth', 'riskManagementCategory'];
+    // Interface 2.4: title only for paymentPurposeType; every other classifier carries description.
+    const titled = ['paymentPurposeType'];
+    const described = [
+      'accountType',
+      'addressType',
+      'sourceOfWealth',
+      'riskManagementCategory',
+      'currency',
+      'country',
+    ];
 
     it.each([...titled, ...described])('%s returns the DEMO entries, ordered by code', async (name) => {
       const res = await get(`/classifier/${name}`);

@@ -13,6 +13,8 @@ export const ErrorCodes = {
   CustomerNotFound: 'C004',
   /** A simplified record cannot replace a full customer. */
   SimplifiedDowngrade: 'C005',
+  /** A simplified customer cannot be risk-scored (manual override); import the full customer first. */
+  CustomerNotScorable: 'C006',
   /** The customerStatus change is not an allowed transition. */
   InvalidStatusTransition: 'C010',
   UnknownCountry: 'K001',
@@ -25,12 +27,16 @@ export const ErrorCodes = {
   AuthInvalidToken: 'AUTH_INVALID_TOKEN',
   AuthForbiddenScope: 'AUTH_FORBIDDEN_SCOPE',
   AuthForbiddenBusinessUnit: 'AUTH_FORBIDDEN_BUSINESS_UNIT',
+  /** The token verification keys (JWKS) cannot be fetched: our failure, so 503, not 401. */
+  AuthKeysUnavailable: 'AUTH_KEYS_UNAVAILABLE',
   BatchTooLarge: 'BATCH_TOO_LARGE',
   PayloadTooLarge: 'PAYLOAD_TOO_LARGE',
   UnsupportedMediaType: 'UNSUPPORTED_MEDIA_TYPE',
   MalformedJson: 'MALFORMED_JSON',
   ServiceUnavailable: 'SERVICE_UNAVAILABLE',
   NotFound: 'NOT_FOUND',
+  /** A screening decision names a hit the customer's last screening of that list did not produce. */
+  ScreeningHitNotFound: 'SCREENING_HIT_NOT_FOUND',
   InternalError: 'INTERNAL_ERROR',
 } as const;
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

@@ -227,11 +227,11 @@ export function buildOpenApi(): Json {
       ),
       '/classifier/currency': classifierPath(
         'currency',
-        'code (ISO 4217 alpha-3), title, businessUnit',
+        'code (ISO 4217 alpha-3), description, businessUnit',
       ),
       '/classifier/country': classifierPath(
         'country',
-        'code (ISO 3166-1 alpha-2), title, businessUnit',
+        'code (ISO 3166-1 alpha-2), description, businessUnit',
       ),
       '/classifier/riskManagementCategory': classifierPath(
         'riskManagementCategory',

@@ -26,13 +26,19 @@ export class ClassifierStore {
   async seed(docs: ClassifierDoc[]): Promise<number> {
     if (docs.length === 0) return 0;
     const existing = new Set(
-      (await this.collection.find({ businessUnit: docs[0]!.businessUnit }, { projection: { _id: 1 } }).toArray()).map((d) => d._id),
+      (
+        await this.collection
+          .find({ businessUnit: docs[0]!.businessUnit }, { projection: { _id: 1 } })
+          .toArray()
+      ).map((d) => d._id),
     );
     const missing = docs.filter((d) => !existing.has(d._id));
     for (let i = 0; i < missing.length; i += 500) {
-      await this.collection.insertMany(missing.slice(i, i + 500), { ordered: false }).catch((err: { code?: number }) => {
-        if (err.code !== 11000) throw err;
-      });
+      await this.collection
+        .insertMany(missing.slice(i, i + 500), { ordered: false })
+        .catch((err: { code?: number }) => {
+          if (err.code !== 11000) throw err;
+        });
     }
     this.cache.delete(docs[0]!.businessUnit);
     return missing.length;
@@ -42,11 +48,21 @@ export class ClassifierStore {
     return this.collection.find({ businessUnit, classifier }).sort({ code: 1 }).toArray();
   }
 
+  /**
+   * Whether this installation knows the business unit: a business unit exists here through its
+   * classifiers (docs/api.md), so one without any classifier entry is unknown.
+   */
+  async knows(businessUnit: string): Promise<boolean> {
+    return (await this.codes(businessUnit)).size > 0;
+  }
+
   async codes(businessUnit: string): Promise<Map<ClassifierName, Set<string>>> {
     const hit = this.cache.get(businessUnit);
     if (hit && this.now() - hit.at < this.cacheMs) return hit.codes;
     const codes = new Map<ClassifierName, Set<string>>();
-    const docs = await this.collection.find({ businessUnit }, { projection: { classifier: 1, code: 1 } }).toArray();
+    const docs = await this.collection
+      .find({ businessUnit }, { projection: { classifier: 1, code: 1 } })
+      .toArray();
     for (const d of docs) {
       const set = codes.get(d.classifier) ?? new Set<string>();
       set.add(d.code);

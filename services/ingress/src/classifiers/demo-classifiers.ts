@@ -13,9 +13,9 @@ export function demoClassifiers(businessUnit: string): ClassifierDoc[] {
     docs.push({ _id: `${businessUnit}:${classifier}:${code}`, businessUnit, classifier, code, ...text });
 
   for (const [code, name] of Object.entries(countries.getNames('en', { select: 'official' }))) {
-    add('country', code, { title: name });
+    add('country', code, { description: name });
   }
-  for (const c of currencyCodes.data) add('currency', c.code, { title: c.currency });
+  for (const c of currencyCodes.data) add('currency', c.code, { description: c.currency });
 
   const described = (classifier: ClassifierName, entries: [string, string][]) =>
     entries.forEach(([code, description]) => add(classifier, code, { description }));

@@ -32,15 +32,18 @@ export function classifierRoutes(deps: { verifier: TokenVerifier; classifiers: C
     if (!businessUnit) {
       const allowed = allowedBusinessUnits(principalOf(req));
       if (allowed === '*' || allowed.length !== 1) {
-        throw new RequestInvalidError('V001', 'businessUnit query parameter is required for tokens of several business units', [
-          { path: 'businessUnit', code: 'V001.businessUnit.REQUIRED', message: 'businessUnit is required' },
-        ]);
+        throw new RequestInvalidError(
+          'V001',
+          'businessUnit query parameter is required for tokens of several business units',
+          [{ path: 'businessUnit', code: 'V001.businessUnit.REQUIRED', message: 'businessUnit is required' }],
+        );
       }
       businessUnit = allowed[0]!;
     }
     assertBusinessUnit(req, businessUnit);
     const docs = await deps.classifiers.list(businessUnit, classifier);
-    const descriptive = classifier === 'accountType' || classifier === 'addressType' || classifier === 'sourceOfWealth' || classifier === 'riskManagementCategory';
+    // Interface 2.4: paymentPurposeType entries carry title, every other classifier description.
+    const descriptive = classifier !== 'paymentPurposeType';
     res.json(
       docs.map((d) =>
         descriptive

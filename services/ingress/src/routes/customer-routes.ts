@@ -11,7 +11,12 @@ import {
 import { AuthForbiddenBusinessUnitError, type TokenVerifier } from '@crs/auth';
 import { BrokerUnavailableError } from '@crs/messaging';
 import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
-import { ApiError, RequestInvalidError, ServiceUnavailableError } from '../http/api-error';
+import {
+  ApiError,
+  RequestInvalidError,
+  ResourceNotFoundError,
+  ServiceUnavailableError,
+} from '../http/api-error';
 import type { ClassifierStore } from '../classifiers/classifier-store';
 import type { ClassifierName } from '../classifiers/classifier-names';
 import type { CommandGateway, PendingCommand } from '../command-gateway';
@@ -25,8 +30,10 @@ export interface CustomerRouteDeps {
   retryAfterSeconds: number;
 }
 
-type Rec = { businessUnit: string; communicationNumber: string; customerExtId: string } & Record<string, unknown>;
-
+type Rec = { businessUnit: string; communicationNumber: string; customerExtId: string } & Record<
+  string,
+  unknown
+>;
 
 function mayActFor(req: Request, businessUnit: string): boolean {
   try {
@@ -42,10 +49,18 @@ function elapsedMs(started: bigint): number {
   return Math.round(Number(process.hrtime.bigint() - started) / 1e6);
 }
 
-function identity(body: unknown): { businessUnit: string | null; communicationNumber: string | null; customerExtId: string | null } {
+function identity(body: unknown): {
+  businessUnit: string | null;
+  communicationNumber: string | null;
+  customerExtId: string | null;
+} {
   const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
   const s = (v: unknown) => (typeof v === 'string' ? v : null);
-  return { businessUnit: s(b.businessUnit), communicationNumber: s(b.communicationNumber), customerExtId: s(b.customerExtId) };
+  return {
+    businessUnit: s(b.businessUnit),
+    communicationNumber: s(b.communicationNumber),
+    customerExtId: s(b.customerExtId),
+  };
 }
 
 export function customerRoutes(deps: CustomerRouteDeps): Router {
@@ -74,7 +89,15 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
     const result = deps.validators.validateCustomer(req.body, 'single');
     const id = identity(req.body);
     const reject = (status: number, code: string, description: string, errors?: FieldError[]) =>
-      res.status(status).json({ resultType: 'REQUEST_REJECTED', ...id, errorCode: code, errorDescription: description, ...(errors ? { errors } : {}) });
+      res
+        .status(status)
+        .json({
+          resultType: 'REQUEST_REJECTED',
+          ...id,
+          errorCode: code,
+          errorDescription: description,
+          ...(errors ? { errors } : {}),
+        });
     if (!result.ok) {
       const s = summarizeErrors(result.errors);
       reject(400, s.errorCode, s.errorDescription, result.errors);
@@ -109,15 +132,30 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
     const result = deps.validators.validateSimplifiedCustomer(req.body);
     if (!result.ok) {
       const s = summarizeErrors(result.errors);
-      res.status(400).json({ resultType: 'REQUEST_REJECTED', errorCode: s.errorCode, errorDescription: s.errorDescription });
+      res
+        .status(400)
+        .json({
+          resultType: 'REQUEST_REJECTED',
+          errorCode: s.errorCode,
+          errorDescription: s.errorDescription,
+        });
       return;
     }
     const record = result.value as unknown as Rec;
     assertBusinessUnit(req, record.businessUnit);
+    // docs/api.md: a business unit without classifiers is unknown here: the section 7 404 body.
+    if (!(await deps.classifiers.knows(record.businessUnit)))
+      throw new ResourceNotFoundError('Unknown business unit');
     const unknown = await classifierErrors(record);
     if (unknown.length > 0) {
       const s = summarizeErrors(unknown);
-      res.status(400).json({ resultType: 'REQUEST_REJECTED', errorCode: s.errorCode, errorDescription: s.errorDescription });
+      res
+        .status(400)
+        .json({
+          resultType: 'REQUEST_REJECTED',
+          errorCode: s.errorCode,
+          errorDescription: s.errorDescription,
+        });
       return;
     }
     const [outcome] = await submitOrUnavailable([
@@ -149,14 +187,30 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
     const started = process.hrtime.bigint();
     const shape = deps.validators.validateBatchRequest(req.body, { maxItems: deps.maxBatchSize });
     if (!shape.ok) {
-      const tooLarge = shape.errors.some((e) => e.code === ErrorCodes.BatchTooLarge || e.code.endsWith('TOO_MANY_ITEMS'));
+      const tooLarge = shape.errors.some(
+        (e) => e.code === ErrorCodes.BatchTooLarge || e.code.endsWith('TOO_MANY_ITEMS'),
+      );
       throw new RequestInvalidError(
         tooLarge ? ErrorCodes.BatchTooLarge : ErrorCodes.ValidationFailed,
-        tooLarge ? `A batch holds at most ${deps.maxBatchSize} customers` : summarizeErrors(shape.errors).errorDescription,
+        tooLarge
+          ? `A batch holds at most ${deps.maxBatchSize} customers`
+          : summarizeErrors(shape.errors).errorDescription,
         shape.errors,
       );
     }
     const items = shape.value.customers;
+    // docs/api.md: a business unit without any classifier is unknown to this installation. A batch whose
+    // items (those the token may act for) all name unknown business units gets the section 7 404 body;
+    // in a mixed batch only the items of an unknown business unit are rejected (NOT_FOUND).
+    const named = new Set<string>();
+    for (const item of items) {
+      const bu = identity(item).businessUnit;
+      if (bu !== null && mayActFor(req, bu)) named.add(bu);
+    }
+    const unknownUnits = new Set<string>();
+    for (const bu of named) if (!(await deps.classifiers.knows(bu))) unknownUnits.add(bu);
+    if (named.size > 0 && unknownUnits.size === named.size)
+      throw new ResourceNotFoundError('Unknown business unit');
     const results: (BatchResultItem & { _started: bigint })[] = [];
     const pending: { index: number; command: PendingCommand }[] = [];
     const seen = new Set<string>();
@@ -174,7 +228,14 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
         });
       // docs/error-codes.md: a business unit the token may not act for rejects that item only.
       if (id.businessUnit !== null && !mayActFor(req, id.businessUnit)) {
-        push(ErrorCodes.AuthForbiddenBusinessUnit, 'The token is not bound to the business unit of this customer');
+        push(
+          ErrorCodes.AuthForbiddenBusinessUnit,
+          'The token is not bound to the business unit of this customer',
+        );
+        continue;
+      }
+      if (id.businessUnit !== null && unknownUnits.has(id.businessUnit)) {
+        push(ErrorCodes.NotFound, 'Unknown business unit');
         continue;
       }
       const v = deps.validators.validateCustomer(item, 'batch');
@@ -191,7 +252,10 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
         continue;
       }
       const key = `${record.businessUnit}\u0000${record.communicationNumber}`;
-      if (seen.has(key) || (!save && (await deps.gateway.isUsed(record.businessUnit, record.communicationNumber)))) {
+      if (
+        seen.has(key) ||
+        (!save && (await deps.gateway.isUsed(record.businessUnit, record.communicationNumber)))
+      ) {
         push(ErrorCodes.CommunicationNumberUsed, 'The communication number is already used');
         continue;
       }
@@ -227,7 +291,10 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
     return {
       errorCode: null,
       errorDescription: null,
-      results: results.map(({ _started, ...r }) => ({ ...r, timeElapsedMs: r.timeElapsedMs || elapsedMs(_started) })),
+      results: results.map(({ _started, ...r }) => ({
+        ...r,
+        timeElapsedMs: r.timeElapsedMs || elapsedMs(_started),
+      })),
       timeElapsedMs: elapsedMs(started),
     };
   }
