@@ -2,7 +2,7 @@ import { ScreeningQueryInvalidError } from './errors';
 import { compareNames, countLinks, requiredLinks, type TokenPair } from './matching/name-score';
 import { nameKind, nameTokens, type NameKind } from './matching/normalize';
 import { MAX_QUALIFIER_RAISE, qualify, type QualifierResult } from './matching/qualifiers';
-import { TokenCache, tokenSimilarity, type Token } from './matching/token';
+import { TokenCache, searchKey, tokenSimilarity, type Token } from './matching/token';
 import type { EntityType, Identifier, ListEntry, ListSnapshot, ListSource, ScreeningList } from './model';
 
 /**
@@ -254,7 +254,7 @@ export function screen(index: ScreeningIndex, query: ScreeningQuery, options: Sc
     if (token.initial) continue;
     const names = new Set<number>();
     for (const key of token.keys) {
-      for (const tokenId of index.keyToTokens.get(key) ?? []) {
+      for (const tokenId of index.keyToTokens.get(searchKey(key)) ?? []) {
         for (const nameId of index.tokenToNames[tokenId]!) names.add(nameId);
       }
     }

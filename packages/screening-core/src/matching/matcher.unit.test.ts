@@ -1,7 +1,8 @@
 import type { ListEntry } from '../model';
-import { DEFAULT_THRESHOLD, scoreEntry, type ScreeningQuery } from '../screening';
+import { buildIndex, DEFAULT_THRESHOLD, scoreEntry, screen, type ScreeningQuery } from '../screening';
 import { normalizeCountry } from './countries';
 import { foldName, nameTokens } from './normalize';
+import { linked, makeToken, tokenSimilarity } from './token';
 
 const entry = (names: string[], extra: Partial<ListEntry> = {}): ListEntry => ({
   list: 'SANCTIONS',
@@ -30,6 +31,54 @@ describe('normalisation', () => {
     expect(foldName('محمد علي')).toMatch(/^[a-z ]+$/);
     expect(foldName('王伟')).toBe('wang wei');
     expect(foldName('김정은')).toBe('gim jeong eun');
+  });
+
+  it('writes an Arabic word as its consonants, the way the script does', () => {
+    expect(foldName('محمد علي')).toBe('mhmd ly');
+    expect(foldName('خالد محمود')).toBe('khld mhmwd');
+  });
+
+  it('matches Arabic-script names to their Latin spellings by consonant skeleton (watchman cross-script pairs)', () => {
+    // Query, listed name and the minimum score of /work/shared/data/matching/watchman/cross_script_pairs.csv.
+    const pairs: [string, string, number][] = [
+      ['محمد علي', 'Mohamed Ali', 0.9],
+      ['أحمد حسن', 'Ahmed Hassan', 0.9],
+      ['خالد محمود', 'Khaled Mahmoud', 0.8],
+    ];
+    for (const [query, listed, min] of pairs) {
+      expect(score(query, entry([listed]))).toBeGreaterThanOrEqual(min);
+      expect(score(query, entry([listed]))).toBeGreaterThanOrEqual(DEFAULT_THRESHOLD);
+    }
+    // Other names with other consonants stay apart, and a Latin name is not read as a skeleton.
+    expect(score('محمد علي', entry(['Ahmed Hassan']))).toBe(0);
+    expect(score('خالد محمود', entry(['Khalil Hamid']))).toBeLessThan(DEFAULT_THRESHOLD);
+    expect(score('Mohamed Ali', entry(['Mahmoud Ali']))).toBeLessThan(
+      score('محمد علي', entry(['Mohamed Ali'])),
+    );
+  });
+
+  it('finds Arabic-script names through the index both ways, and Latin names never meet by skeleton', () => {
+    const snapshot = (entries: ListEntry[]) => ({
+      list: 'SANCTIONS' as const,
+      source: 'TEST',
+      version: 'v',
+      entryCount: entries.length,
+      loadedAt: '2026-01-01T00:00:00Z',
+      entries,
+    });
+    const index = buildIndex([
+      snapshot([
+        entry(['Mohamed Ali'], { id: 'LATIN' }),
+        entry(['خالد محمود'], { id: 'ARABIC' }),
+        entry(['Hussein Hassan'], { id: 'OTHER' }),
+      ]),
+    ]);
+    expect(screen(index, { name: 'محمد علي' }).map((h) => h.entryId)).toEqual(['LATIN']);
+    expect(screen(index, { name: 'Khaled Mahmoud' }).map((h) => h.entryId)).toEqual(['ARABIC']);
+    // "lee" and "ali" share the skeleton "l": a vowelless word meets a written-out one that way, two written-out never.
+    expect(linked(makeToken('ly'), makeToken('ali'))).toBe(true);
+    expect(linked(makeToken('lee'), makeToken('ali'))).toBe(false);
+    expect(tokenSimilarity(makeToken('lee'), makeToken('ali'))).toBeLessThan(0.8);
   });
 
   it('drops titles and name particles', () => {

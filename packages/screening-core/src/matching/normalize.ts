@@ -202,9 +202,71 @@ export function nameKind(entityType: EntityType | undefined): NameKind {
 // lets "김정은" line up with "Kim Jong Un".
 const HANGUL = /([\uac00-\ud7a3])(?=[\uac00-\ud7a3])/g;
 
+/**
+ * Arabic script writes consonants and long vowels only. Its letters are mapped to their usual Latin
+ * consonants (the generic transliteration gives "mHmd aaly" for "محمد علي"), and the letters that stand
+ * for a vowel (alif, ta marbuta, hamza, ain) are dropped; waw and ya stay w and y. An Arabic word
+ * becomes a vowelless token ("mhmd", "khld", "ly"), which token.ts compares by consonant skeleton.
+ */
+const ARABIC_LETTERS: Readonly<Record<string, string>> = {
+  ب: 'b',
+  ت: 't',
+  ث: 'th',
+  ج: 'j',
+  ح: 'h',
+  خ: 'kh',
+  د: 'd',
+  ذ: 'dh',
+  ر: 'r',
+  ز: 'z',
+  س: 's',
+  ش: 'sh',
+  ص: 's',
+  ض: 'd',
+  ط: 't',
+  ظ: 'z',
+  غ: 'gh',
+  ف: 'f',
+  ق: 'q',
+  ك: 'k',
+  ل: 'l',
+  م: 'm',
+  ن: 'n',
+  ه: 'h',
+  پ: 'p',
+  چ: 'ch',
+  ژ: 'zh',
+  گ: 'g',
+  ک: 'k',
+  ی: '',
+  ا: '',
+  أ: '',
+  إ: '',
+  آ: '',
+  ٱ: '',
+  ء: '',
+  ؤ: '',
+  ئ: '',
+  و: 'w',
+  ي: 'y',
+  ى: 'y',
+  ة: '',
+  ع: '',
+};
+// Letters, then the vowel marks (harakat) a word may carry: separate classes, the marks combine.
+const ARABIC_WORD = /(?:[\u0621-\u064a\u0671-\u06d3]|[\u064b-\u065f])+/g;
+
+function arabicToSkeleton(word: string): string {
+  let out = '';
+  for (const ch of word) out += ARABIC_LETTERS[ch] ?? '';
+  return out;
+}
+
 /** Folds a name to lower-case ASCII words: transliteration, NFKD accent folding, punctuation removal. */
 export function foldName(name: string): string {
-  const latin = transliterate(name.replace(HANGUL, '$1 '), { unknown: ' ' });
+  const latin = transliterate(name.replace(HANGUL, '$1 ').replace(ARABIC_WORD, arabicToSkeleton), {
+    unknown: ' ',
+  });
   return foldAccents(latin)
     .toLowerCase()
     .replace(/['’ʼ`´]/g, '')
