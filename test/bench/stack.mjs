@@ -1,5 +1,5 @@
-// Benchmarks on the local stack, in their own namespace ("bench"): single import throughput and
-// latency, accept-to-callback, decider and projector throughput on a backlog, replay speed.
+// Benchmarks on the local stack, in their own namespace ("bench"): single and batch import throughput
+// and latency, accept-to-callback, decider and projector throughput on a backlog, replay speed.
 import { createRequire } from 'node:module';
 import { createServer } from 'node:http';
 import { execFile } from 'node:child_process';
@@ -165,6 +165,46 @@ export async function benchStack({ size = 1000, concurrency = 16, log = console.
       },
     );
     log(`  accept-to-callback: p50 ${figures.at(-3).value} ms, p99 ${figures.at(-2).value} ms; ${figures.at(-1).value} callbacks/s`);
+
+    // 1b. Batch imports (batch-customers, 100 per request): customers accepted/s and request latency.
+    const batchLat = [];
+    let batchAccepted = 0;
+    const batchSize = 100;
+    const batches = Math.max(1, Math.ceil(size / batchSize));
+    let nextBatch = 0;
+    const tb = performance.now();
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (nextBatch < batches) {
+          const b = nextBatch++;
+          const customers = Array.from({ length: batchSize }, (_, k) => {
+            const i = 40_000_000 + b * batchSize + k;
+            const { sourceOfRiskLevel: _s, ...rest } = { ...sampleCustomer(i), communicationNumber: `${NS}-b-${Date.now()}-${i}`, customerExtId: `${NS}-b-${Date.now()}-${i}` };
+            return rest;
+          });
+          const s = performance.now();
+          const res = await fetch(`${base}/core-ws-rest/batch-customers`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${tok}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ customers }),
+          });
+          const body = await res.json();
+          batchLat.push(performance.now() - s);
+          if (res.status === 200) batchAccepted += body.results.filter((r) => r.resultType === 'REQUEST_ACCEPTED').length;
+        }
+      }),
+    );
+    const batchSeconds = (performance.now() - tb) / 1000;
+    const bl = summarize(batchLat);
+    figures.push(
+      { name: `ingress.batch_import.customers_per_sec@${size}`, value: round(batchAccepted / batchSeconds), unit: 'customers/s' },
+      { name: `ingress.batch_import.request_latency_p50@${size}`, value: round(bl.p50, 1), unit: 'ms (100 customers)' },
+      { name: `ingress.batch_import.request_latency_p99@${size}`, value: round(bl.p99, 1), unit: 'ms (100 customers)' },
+    );
+    log(`  batch import: ${figures.at(-3).value} customers/s, request p50 ${figures.at(-2).value} ms, p99 ${figures.at(-1).value} ms`);
+    // The next phase times a backlog of its own: let this one drain first.
+    await waitUntil(async () => (await lagOf(admin, groups.decider, topics.commands)) === 0n, 900000, 'batch commands decided');
+    await waitUntil(async () => (await lagOf(admin, groups.projector, topics.events)) === 0n, 900000, 'batch events projected');
 
     // 2. Decider and projector on a backlog: stop both, queue commands, then time the drain.
     await launcher.stopService('projector', { namespace: NS });
