@@ -57,13 +57,31 @@ export class DeliveryStore {
     return this.collection.find({ status: 'pending', nextAttemptAt: { $lte: now } }).sort({ nextAttemptAt: 1 }).limit(limit).toArray();
   }
 
-  /** Whether an earlier event of the same customer waits for the same endpoint (order per customer). */
-  async blocked(d: DeliveryDoc): Promise<boolean> {
-    const earlier = await this.collection.countDocuments(
-      { streamId: d.streamId, endpointId: d.endpointId, status: 'pending', streamVersion: { $lt: d.streamVersion } },
-      { limit: 1 },
+  /**
+   * Which of these deliveries wait behind an earlier pending event of the same customer for the same
+   * endpoint (order per customer). One query per dispatch round, not one per candidate: FerretDB v1
+   * (SQLite) scans the collection for such a query, and a scan per candidate starved the whole store
+   * on 2 cores.
+   */
+  async blockedAmong(candidates: readonly DeliveryDoc[]): Promise<Set<string>> {
+    if (candidates.length === 0) return new Set();
+    const streamIds = [...new Set(candidates.map((d) => d.streamId))];
+    const pending = await this.collection
+      .find(
+        { status: 'pending', streamId: { $in: streamIds } },
+        { projection: { streamId: 1, endpointId: 1, streamVersion: 1 } },
+      )
+      .toArray();
+    const earliest = new Map<string, number>();
+    for (const p of pending) {
+      const lane = `${p.streamId}|${p.endpointId}`;
+      earliest.set(lane, Math.min(earliest.get(lane) ?? Infinity, p.streamVersion));
+    }
+    return new Set(
+      candidates
+        .filter((d) => (earliest.get(`${d.streamId}|${d.endpointId}`) ?? Infinity) < d.streamVersion)
+        .map((d) => d._id),
     );
-    return earlier > 0;
   }
 
   /**

@@ -96,10 +96,11 @@ export class Dispatcher {
         }
         const perEndpointLimit =
           this.opts.perEndpointConcurrency ?? Math.max(1, Math.floor(this.opts.concurrency / 4));
+        const blocked = await this.opts.store.blockedAmong([...chosen.values()]);
         for (const [lane, d] of chosen) {
           if (this.inFlight.size >= this.opts.concurrency) break;
           if ((this.perEndpoint.get(d.endpointId) ?? 0) >= perEndpointLimit) continue;
-          if (await this.opts.store.blocked(d)) continue;
+          if (blocked.has(d._id)) continue;
           this.inFlight.add(lane);
           this.perEndpoint.set(d.endpointId, (this.perEndpoint.get(d.endpointId) ?? 0) + 1);
           // A store failure (database down) must not end the process: the claim's lease runs out and
