@@ -131,6 +131,12 @@ export async function benchStack({ size = 1000, concurrency = 16, log = console.
       ],
     }),
   };
+  // A clean store per run: deliveries still queued by an earlier (interrupted) run would be retried
+  // against a receiver that is gone and slow everything down.
+  const { MongoClient } = require(require.resolve('mongodb', { paths: [path.join(ROOT, 'packages/store')] }));
+  const mongo = await new MongoClient(env.MONGODB_URI).connect();
+  await mongo.db(ns.env.MONGODB_DB).dropDatabase();
+  await mongo.close();
   const kafka = new Kafka({ clientId: 'bench', brokers: env.KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
@@ -152,8 +158,12 @@ export async function benchStack({ size = 1000, concurrency = 16, log = console.
       { name: `ingress.single_import.latency_p99@${size}`, value: round(lat.p99, 2), unit: 'ms' },
     );
     log(`  single import: ${figures.at(-3).value} req/s, p50 ${figures.at(-2).value} ms, p99 ${figures.at(-1).value} ms`);
-    await waitUntil(() => [...acceptedAt.keys()].every((c) => recv.arrivals.has(c)), 600000, 'all assessment callbacks');
-    const toCallback = summarize([...acceptedAt].map(([c, t]) => recv.arrivals.get(c) - t));
+    // Bounded: on FerretDB v1 the callback queue is the slowest part; what arrived in time is measured
+    // and the share that arrived is reported with it.
+    await waitUntil(() => [...acceptedAt.keys()].every((c) => recv.arrivals.has(c)), 600000, 'all assessment callbacks').catch((e) => log(`  ${e.message}`));
+    const arrivedShare = [...acceptedAt.keys()].filter((c) => recv.arrivals.has(c)).length / Math.max(1, acceptedAt.size);
+    figures.push({ name: `callback.arrived_within_10min_share@${size}`, value: round(arrivedShare * 100, 1), unit: '%' });
+    const toCallback = summarize([...acceptedAt].filter(([c]) => recv.arrivals.has(c)).map(([c, t]) => recv.arrivals.get(c) - t));
     const arrivals = [...recv.arrivals.values()].sort((a, b) => a - b);
     figures.push(
       { name: `callback.accept_to_callback_p50@${size}`, value: round(toCallback.p50, 1), unit: 'ms' },
@@ -230,19 +240,22 @@ export async function benchStack({ size = 1000, concurrency = 16, log = console.
       for (const s of extra) await launcher.startService(s, { env: clusterEnv, namespace: NS });
       const evalAccepted = new Map();
       const t0e = performance.now();
-      const evalRun = await importMany(base, tok, size, concurrency, 30_000_000, evalAccepted, (b) => {
+      await importMany(base, tok, size, concurrency, 30_000_000, evalAccepted, (b) => {
         const { riskLevel: _r, ...rest } = b;
         return { ...rest, sourceOfRiskLevel: 'EVALUATE', initializeScreeningProcesses: ['SANCTIONS', 'PEP'] };
       });
-      await waitUntil(() => [...evalAccepted.keys()].every((c) => recv.arrivals.has(c) && recv.screened.get(c)?.n >= 2), 900000, 'evaluations and screenings');
-      const toAssessment = summarize([...evalAccepted].map(([c, t]) => recv.arrivals.get(c) - t));
-      const lastAssessed = Math.max(...[...evalAccepted.keys()].map((c) => recv.arrivals.get(c)));
-      const lastScreened = Math.max(...[...evalAccepted.keys()].map((c) => recv.screened.get(c).at));
+      await waitUntil(() => [...evalAccepted.keys()].every((c) => recv.arrivals.has(c) && recv.screened.get(c)?.n >= 2), 600000, 'evaluations and screenings').catch((e) => log(`  ${e.message}`));
+      const assessed = [...evalAccepted].filter(([c]) => recv.arrivals.has(c));
+      const screenedDone = [...evalAccepted.keys()].filter((c) => recv.screened.get(c)?.n >= 2);
+      figures.push({ name: `evaluation.assessed_within_10min_share@${size}`, value: round((assessed.length / Math.max(1, evalAccepted.size)) * 100, 1), unit: '%' });
+      const toAssessment = summarize(assessed.map(([c, t]) => recv.arrivals.get(c) - t));
+      const lastAssessed = Math.max(...assessed.map(([c]) => recv.arrivals.get(c)));
+      const lastScreened = Math.max(...screenedDone.map((c) => recv.screened.get(c).at));
       figures.push(
         { name: `evaluation.accept_to_assessment_p50@${size}`, value: round(toAssessment.p50, 1), unit: 'ms' },
         { name: `evaluation.accept_to_assessment_p99@${size}`, value: round(toAssessment.p99, 1), unit: 'ms' },
-        { name: `evaluation.assessed_customers_per_sec@${size}`, value: round(evalRun.accepted / ((lastAssessed - t0e) / 1000)), unit: 'customers/s' },
-        { name: `screening.screened_customers_per_sec@${size}`, value: round(evalRun.accepted / ((lastScreened - t0e) / 1000)), unit: 'customers/s' },
+        { name: `evaluation.assessed_customers_per_sec@${size}`, value: round(assessed.length / ((lastAssessed - t0e) / 1000)), unit: 'customers/s' },
+        { name: `screening.screened_customers_per_sec@${size}`, value: round(screenedDone.length / ((lastScreened - t0e) / 1000)), unit: 'customers/s' },
       );
       log(`  evaluate+screen: accept-to-assessment p50 ${figures.at(-4).value} ms, p99 ${figures.at(-3).value} ms; ${figures.at(-2).value} assessed/s; ${figures.at(-1).value} screened/s`);
     }
