@@ -43,7 +43,14 @@ if (existsSync(DATA)) {
 if (!process.env.BENCH_SKIP_STACK) {
   for (const size of sizes) {
     console.log(`local stack: ${size} customers`);
-    add(await benchStack({ size }), `local stack (${size})`);
+    const measured = [];
+    try {
+      await benchStack({ size, figures: measured });
+    } catch (err) {
+      console.log(`  local stack (${size}) stopped early: ${err.message}`);
+      measured.push({ name: `stack.incomplete@${size}`, value: 1, unit: `stopped early: ${err.message}` });
+    }
+    add(measured, `local stack (${size})`);
   }
 }
 for (const f of figures) console.log(`${f.name.padEnd(55)} ${String(f.value).padStart(12)} ${f.unit}`);
@@ -57,6 +64,8 @@ const md = [
   'Written by `pnpm bench` (test/bench/run.mjs); raw figures in `reports/bench.json`. Figures are measured, never asserted.',
   `Machine: ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB memory, Node ${machine.node}, ${machine.platform}; run ${machine.date}.`,
   'The local stack is Kafka 3.9 (single KRaft node), Apicurio Registry 3.0.9 and FerretDB 1.24 on SQLite, all on the same 2 cores as the services and the load generator.',
+  '',
+  'Reading the local-stack figures: FerretDB v1 on SQLite is the bottleneck (it runs at 150 % CPU during these phases). It cannot use an index for the callback queue poll (status + due time, sorted), so every poll reads the whole delivery collection; accept-to-callback latency and callbacks/s therefore fall as the queue grows, and the read models (projector) compete for the same store. On MongoDB the same queries are served by indexes. The stack phases run at 1k customers by default (10k and 100k opt-in with `BENCH_SIZES`); `*_share` figures say how much arrived within the bounded wait. The in-process figures (validation, risk engine, screening) are the service code alone.',
   '',
   ...sections.flatMap((s) => [`## ${s}`, '', '| figure | value | unit |', '|---|---:|---|', ...figures.filter((f) => f.section === s).map((f) => `| ${f.name} | ${f.value} | ${f.unit} |`), '']),
 ].join('\n');

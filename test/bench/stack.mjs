@@ -16,7 +16,9 @@ const launcher = require(path.join(ROOT, 'deploy/local/services.cjs'));
 const auth = require(path.join(ROOT, 'packages/auth/dist/index.js'));
 const { Kafka, logLevel } = require(require.resolve('kafkajs', { paths: [path.join(ROOT, 'packages/messaging')] }));
 const run = promisify(execFile);
-const NS = process.env.BENCH_NAMESPACE ?? 'bench';
+// A namespace of its own per run (topics, consumer groups, database): a backlog left by an earlier,
+// interrupted run would otherwise be part of what this run measures.
+const NS = process.env.BENCH_NAMESPACE ?? `bench-${Date.now().toString(36)}`;
 const ns = launcher.namespaceSettings(NS);
 const CORE = ['customer', 'projector', 'callback', 'ingress'];
 
@@ -117,8 +119,9 @@ async function importMany(base, tok, n, concurrency, offset, acceptedAt, shape =
   return { seconds: (performance.now() - t0) / 1000, latencies, accepted };
 }
 
-export async function benchStack({ size = 1000, concurrency = 16, log = console.log } = {}) {
-  const figures = [];
+// Figures are pushed into `figures` as they are measured, so a phase that fails (a bounded wait that
+// ran out) still leaves the earlier phases' figures to the caller.
+export async function benchStack({ size = 1000, concurrency = 16, log = console.log, figures = [] } = {}) {
   const env = stackEnv();
   const recv = receiver();
   const port = await recv.listen();
