@@ -2,6 +2,7 @@ import type { CustomerCommand, CustomerEvent, CustomerData, ScreeningHitData } f
 import { deciderSpec } from '@crs/testing';
 import { decide } from './customer-decider';
 import { evolve, initialState } from './customer-state';
+import { decidedHistory } from './decided-history.fixtures';
 
 /**
  * How screening results reach the risk evaluation: which results ask for a re-evaluation (and with what
@@ -41,29 +42,7 @@ function cmd<C extends CustomerCommand>(type: C['type'], data: C['data'], correl
   } as C;
 }
 
-function history(...commands: CustomerCommand[]): CustomerEvent[] {
-  let state = initialState();
-  const out: CustomerEvent[] = [];
-  for (const c of commands) {
-    decide(c, state, { now: NOW }).forEach((e, i) => {
-      const ev = {
-        eventId: `${c.commandId}.${i}`,
-        type: e.type,
-        streamId: c.streamId,
-        streamVersion: state.version + 1,
-        occurredAt: NOW,
-        correlationId: c.correlationId,
-        causationId: c.commandId,
-        businessUnit: c.businessUnit,
-        customerExtId: c.customerExtId,
-        data: e.data,
-      } as CustomerEvent;
-      state = evolve(state, ev);
-      out.push(ev);
-    });
-  }
-  return out;
-}
+const history = (...commands: CustomerCommand[]): CustomerEvent[] => decidedHistory(NOW, ...commands);
 
 const hit: ScreeningHitData = {
   list: 'SANCTIONS',

@@ -2,6 +2,7 @@ import type { CustomerCommand, CustomerEvent, CustomerData } from '@crs/contract
 import { deciderSpec } from '@crs/testing';
 import { decide, SIMPLIFIED_SCREENING_LISTS } from './customer-decider';
 import { evolve, initialState } from './customer-state';
+import { decidedHistory } from './decided-history.fixtures';
 import {
   CustomerAlreadyExistsError,
   CustomerCommandRejectedError,
@@ -46,30 +47,7 @@ function cmd<C extends CustomerCommand>(type: C['type'], data: C['data'], correl
   } as C;
 }
 
-/** Turn decided events into stored envelopes, as the shell does, to use them as history. */
-function history(...commands: CustomerCommand[]): CustomerEvent[] {
-  let state = initialState();
-  const out: CustomerEvent[] = [];
-  for (const c of commands) {
-    decide(c, state, { now: NOW }).forEach((e, i) => {
-      const ev = {
-        eventId: `${c.commandId}.${i}`,
-        type: e.type,
-        streamId: c.streamId,
-        streamVersion: state.version + 1,
-        occurredAt: NOW,
-        correlationId: c.correlationId,
-        causationId: c.commandId,
-        businessUnit: c.businessUnit,
-        customerExtId: c.customerExtId,
-        data: e.data,
-      } as CustomerEvent;
-      state = evolve(state, ev);
-      out.push(ev);
-    });
-  }
-  return out;
-}
+const history = (...commands: CustomerCommand[]): CustomerEvent[] => decidedHistory(NOW, ...commands);
 
 const importCmd = (r: Partial<CustomerData> = {}, channel: 'SINGLE' | 'BATCH' = 'SINGLE') =>
   cmd('ImportCustomer', { customer: record(r), channel });
