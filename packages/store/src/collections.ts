@@ -28,6 +28,7 @@ export const OwnedCollections = {
   reservations: 'comm_reservations',
   classifiers: 'classifiers',
   deliveries: 'callback_deliveries',
+  callbackQueue: 'callback_queue',
   projectionCatalog: 'projection_catalog',
   decisions: 'screening_decisions',
 } as const;

@@ -1,2 +1,3 @@
 export * from './mongo';
 export * from './collections';
+export * from './callback-deliveries';

@@ -4,10 +4,9 @@ import type { JWK } from 'jose';
 import { Health, createMetricsRegistry, startHealthServer, type HealthServer, type Logger } from '@crs/runtime';
 import { toCloudEvent, type CustomerEvent } from '@crs/contracts';
 import { AtLeastOnceConsumer, setUpMessaging } from '@crs/messaging';
-import { connectMongo, pingMongo } from '@crs/store';
-import { DeliveryStore } from './delivery-store';
+import { DeliveryStore, connectMongo, pingMongo } from '@crs/store';
 import { Dispatcher } from './dispatcher';
-import { endpointsFor, parseRouting, type CallbackRouting } from './domain/routing';
+import { currentUrlOf, endpointsFor, parseRouting, type CallbackRouting } from './domain/routing';
 import type { CallbackConfig } from './config';
 
 export interface CallbackService {
@@ -56,6 +55,8 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
       client = mongo.client;
       const store = new DeliveryStore(mongo.db);
       await store.ensureIndexes();
+      const restored = await store.restoreQueue();
+      if (restored > 0) logger.info({ restored }, 'pending callbacks put back in the queue');
       dispatcher = new Dispatcher({
         store,
         logger,
@@ -67,6 +68,7 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
         backoffMaxMs: config.CALLBACK_BACKOFF_MAX_MS,
         pollMs: config.CALLBACK_POLL_MS,
         concurrency: config.CALLBACK_CONCURRENCY,
+        currentUrl: (endpointId, businessUnit) => currentUrlOf(routing, endpointId, businessUnit),
       });
       dispatcher.start();
       const { kafka, serde, topics, prefix } = await setUpMessaging(config, 'callback', logger);

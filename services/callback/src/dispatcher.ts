@@ -1,7 +1,7 @@
 import type { JWK } from 'jose';
 import { signCallback } from '@crs/auth';
-import { Counter, Histogram, type Logger, type Registry } from '@crs/runtime';
-import type { DeliveryDoc, DeliveryStore } from './delivery-store';
+import { Counter, Gauge, Histogram, type Logger, type Registry } from '@crs/runtime';
+import type { DeliveryStore, QueueEntry } from '@crs/store';
 import { nextDelayMs } from './domain/routing';
 
 export interface DispatcherOptions {
@@ -17,6 +17,8 @@ export interface DispatcherOptions {
   concurrency: number;
   perEndpointConcurrency?: number;
   clock?: () => Date;
+  /** The endpoint's URL in the current routing; a delivery keeps its queued URL when this gives none. */
+  currentUrl?: (endpointId: string, businessUnit: string) => string | undefined;
 }
 
 /**
@@ -56,6 +58,15 @@ export class Dispatcher {
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [opts.metrics],
     });
+    const store = opts.store;
+    new Gauge({
+      name: 'callback_queue_pending',
+      help: 'Callback deliveries waiting in the queue (due or scheduled for a retry)',
+      registers: [opts.metrics],
+      async collect() {
+        this.set(await store.pendingCount().catch(() => NaN));
+      },
+    });
   }
 
   start(): void {
@@ -87,7 +98,7 @@ export class Dispatcher {
       const free = this.opts.concurrency - this.inFlight.size;
       if (free > 0) {
         const due = await this.opts.store.due(this.clock(), Math.max(free * 4, 50));
-        const chosen = new Map<string, DeliveryDoc>();
+        const chosen = new Map<string, QueueEntry>();
         for (const d of due) {
           const lane = `${d.streamId}|${d.endpointId}`;
           const current = chosen.get(lane);
@@ -108,7 +119,7 @@ export class Dispatcher {
           void this.deliver(d)
             .catch((err: unknown) =>
               this.opts.logger.warn(
-                { err, eventId: d.eventId, endpointId: d.endpointId },
+                { err, deliveryId: d._id, endpointId: d.endpointId },
                 'callback delivery bookkeeping failed; retried after the lease',
               ),
             )
@@ -127,9 +138,11 @@ export class Dispatcher {
     }
   }
 
-  private async deliver(d: DeliveryDoc): Promise<void> {
-    const leaseUntil = new Date(this.clock().getTime() + this.opts.timeoutMs + 5000);
-    if (!(await this.opts.store.claim(d, leaseUntil))) return;
+  private async deliver(entry: QueueEntry): Promise<void> {
+    const now = this.clock();
+    const leaseUntil = new Date(now.getTime() + this.opts.timeoutMs + 5000);
+    const d = await this.opts.store.claim(entry, now, leaseUntil);
+    if (!d) return;
     const ce = d.cloudEvent;
     const body = JSON.stringify(ce.data);
     const started = process.hrtime.bigint();
@@ -143,7 +156,8 @@ export class Dispatcher {
         timestamp: Math.floor(at.getTime() / 1000),
         id: ce.id,
       });
-      const res = await fetch(d.url, {
+      const url = this.opts.currentUrl?.(d.endpointId, d.businessUnit) ?? d.url;
+      const res = await fetch(url, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -171,18 +185,18 @@ export class Dispatcher {
     if (ok) {
       this.outcomes.labels('delivered', d.businessUnit).inc();
       await this.opts.store.recordAttempt(d, attempt, { status: 'delivered' });
-    } else if (d.attempts + 1 >= this.opts.maxAttempts) {
+    } else if (d.attempts >= this.opts.maxAttempts) {
       this.outcomes.labels('dead_letter', d.businessUnit).inc();
       this.dead.labels(d.businessUnit).inc();
       this.opts.logger.warn(
-        { eventId: d.eventId, endpointId: d.endpointId, attempts: d.attempts + 1 },
+        { eventId: d.eventId, endpointId: d.endpointId, attempts: d.attempts },
         'callback dead-lettered',
       );
       await this.opts.store.recordAttempt(d, attempt, { status: 'dead' });
     } else {
       this.outcomes.labels('retry', d.businessUnit).inc();
       const delay = nextDelayMs(
-        d.attempts + 1,
+        d.attempts,
         this.opts.backoffBaseMs,
         this.opts.backoffMaxMs,
         Math.random(),

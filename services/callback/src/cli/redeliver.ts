@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createLogger, loadConfig, mongoConfigSpec } from '@crs/runtime';
-import { connectMongo } from '@crs/store';
-import { DeliveryStore } from '../delivery-store';
+import { DeliveryStore, connectMongo } from '@crs/store';
 
 /**
  * `redeliver [--business-unit BU] [--communication-number N] [--event-id ID ...] [--all-statuses]`:

@@ -40,6 +40,16 @@ export function endpointsFor(routing: CallbackRouting, businessUnit: string, clo
   return routing.endpoints.filter((e) => e.businessUnit === businessUnit && e.eventTypes.some((p) => typeMatches(p, cloudEventType)));
 }
 
+/**
+ * The URL an endpoint has now: a delivery queued (or redelivered) before a routing change goes to the
+ * endpoint's current URL. Only an endpoint of the delivery's own business unit counts, so an id reused
+ * by another unit never redirects a delivery across units. Undefined when the endpoint is gone (the
+ * delivery then keeps the URL it was queued with).
+ */
+export function currentUrlOf(routing: CallbackRouting, endpointId: string, businessUnit: string): string | undefined {
+  return routing.endpoints.find((e) => e.id === endpointId && e.businessUnit === businessUnit)?.url;
+}
+
 /** Exponential backoff with full jitter, capped; `random` in [0, 1) is passed in to keep this pure. */
 export function nextDelayMs(attempt: number, baseMs: number, maxMs: number, random: number): number {
   const ceiling = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));

@@ -1,4 +1,4 @@
-import { endpointsFor, nextDelayMs, parseRouting, CallbackRoutingInvalidError } from './routing';
+import { currentUrlOf, endpointsFor, nextDelayMs, parseRouting, CallbackRoutingInvalidError } from './routing';
 
 describe('callback routing', () => {
   const routing = parseRouting(
@@ -16,6 +16,21 @@ describe('callback routing', () => {
     expect(endpointsFor(routing, 'BU1', 'com.crs.screening.sanctions.completed').map((e) => e.id)).toEqual(['a', 'b']);
     expect(endpointsFor(routing, 'BU2', 'com.crs.screening.pep.completed')).toEqual([]);
     expect(endpointsFor(routing, 'BU3', 'com.crs.risk-assessment.completed')).toEqual([]);
+  });
+
+  it("sends a queued delivery to its endpoint's current URL, never to another unit's endpoint of the same id", () => {
+    const changed = parseRouting(
+      JSON.stringify({
+        endpoints: [
+          { id: 'a', businessUnit: 'BU1', url: 'https://a2.example/cb' },
+          { id: 'a', businessUnit: 'BU2', url: 'https://other-unit.example/cb' },
+        ],
+      }),
+    );
+    expect(currentUrlOf(changed, 'a', 'BU1')).toBe('https://a2.example/cb');
+    expect(currentUrlOf(changed, 'a', 'BU3')).toBeUndefined();
+    expect(currentUrlOf(changed, 'b', 'BU1')).toBeUndefined();
+    expect(currentUrlOf(routing, 'c', 'BU2')).toBe('https://c.example/cb');
   });
 
   it('rejects endpoints without url or with a non-http scheme', () => {

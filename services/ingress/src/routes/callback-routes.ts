@@ -2,33 +2,20 @@ import { Router } from 'express';
 import type { Db } from 'mongodb';
 import { SchemaIds, summarizeErrors, type Validators } from '@crs/contracts';
 import type { TokenVerifier } from '@crs/auth';
-import { OwnedCollections } from '@crs/store';
+import { DeliveryStore } from '@crs/store';
 import { authenticate, assertBusinessUnit } from '../http/auth-middleware';
 import { RequestInvalidError } from '../http/api-error';
 
-interface DeliveryDoc {
-  _id: string;
-  eventId: string;
-  endpointId: string;
-  businessUnit: string;
-  communicationNumber: string;
-  customerExtId: string;
-  status: 'pending' | 'delivered' | 'dead';
-  attempts: number;
-  nextAttemptAt: Date;
-  deliveredAt?: Date;
-  cloudEvent: { type: string; id: string };
-  log: { at: Date; status: number | null; ms: number; error?: string }[];
-}
 
 /**
- * The delivery log and redelivery. The callback service owns `callback_deliveries` (its queue); the
- * ingress only reads it and, for a redelivery, puts chosen deliveries back in the queue — the callback
- * service picks them up on its next round.
+ * The delivery log and redelivery. The callback service owns `callback_deliveries` and its queue
+ * (`DeliveryStore`); the ingress reads the log and, for a redelivery, puts chosen deliveries back in the
+ * queue through the same store code — the callback service picks them up on its next round.
  */
 export function callbackRoutes(deps: { verifier: TokenVerifier; db: Db; validators: Validators; clock: () => Date }): Router {
   const router = Router();
-  const deliveries = deps.db.collection<DeliveryDoc>(OwnedCollections.deliveries);
+  const store = new DeliveryStore(deps.db);
+  const deliveries = store.collection;
   const redeliverScope = authenticate(deps.verifier, 'callbacks:redeliver');
 
   router.get('/api/callbacks/deliveries', redeliverScope, async (req, res) => {
@@ -64,11 +51,11 @@ export function callbackRoutes(deps: { verifier: TokenVerifier; db: Db; validato
     const { businessUnit, communicationNumber, eventIds } = v.value;
     assertBusinessUnit(req, businessUnit);
     // Without event ids: the dead-lettered deliveries of the communication; with ids: those, whatever their state.
-    const filter: Record<string, unknown> = { businessUnit, communicationNumber };
-    if (eventIds?.length) filter.eventId = { $in: eventIds };
-    else filter.status = 'dead';
-    const r = await deliveries.updateMany(filter, { $set: { status: 'pending', attempts: 0, nextAttemptAt: deps.clock() } });
-    res.status(202).json({ requeued: r.modifiedCount });
+    const requeued = await store.redeliver(
+      { businessUnit, communicationNumber, ...(eventIds?.length ? { eventIds, deadOnly: false } : {}) },
+      deps.clock(),
+    );
+    res.status(202).json({ requeued });
   });
 
   return router;

@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import { MongoClient, type Db } from 'mongodb';
+import { DeliveryStore, type NewDelivery } from './callback-deliveries';
+
+/**
+ * The callback queue against the real MongoDB-compatible store (FerretDB locally): only pending
+ * deliveries are in the queue, a delivery is sent only after a claim on the log wins, and a queue made
+ * stale by a crash between two writes heals without sending anything twice.
+ */
+const T0 = new Date('2026-11-23T10:00:00.000Z');
+const at = (s: number) => new Date(T0.getTime() + s * 1000);
+
+function delivery(eventNo: number, over: Partial<NewDelivery> = {}): NewDelivery {
+  const eventId = `e-${eventNo}`;
+  return {
+    _id: `${eventId}|ep-1`,
+    eventId,
+    endpointId: 'ep-1',
+    url: 'http://127.0.0.1:9/callbacks',
+    businessUnit: 'DEMO',
+    communicationNumber: `comm-${eventNo}`,
+    customerExtId: 'C-1',
+    streamId: 'DEMO:C-1',
+    streamVersion: eventNo,
+    cloudEvent: {
+      specversion: '1.0',
+      id: eventId,
+      type: 'com.example.test',
+      source: `comm-${eventNo}`,
+      subject: 'C-1',
+      time: T0.toISOString(),
+      data: {},
+    },
+    nextAttemptAt: T0,
+    ...over,
+  };
+}
+
+describe('DeliveryStore (callback queue)', () => {
+  let client: MongoClient;
+  let db: Db;
+  let store: DeliveryStore;
+
+  beforeAll(async () => {
+    client = await new MongoClient(process.env.MONGODB_URI!).connect();
+  });
+  beforeEach(async () => {
+    db = client.db(`crs_it_queue_${randomUUID().slice(0, 8)}`);
+    store = new DeliveryStore(db);
+    await store.ensureIndexes();
+  });
+  afterEach(async () => {
+    await db.dropDatabase();
+  });
+  afterAll(async () => {
+    await client.close();
+  });
+
+  it('keeps only pending deliveries in the queue: a delivered one leaves it, the log stays', async () => {
+    await store.enqueue(delivery(1), T0);
+    await store.enqueue(delivery(2), T0);
+    expect((await store.due(T0, 10)).map((e) => e._id)).toEqual(['e-1|ep-1', 'e-2|ep-1']);
+
+    const [first] = await store.due(T0, 1);
+    const claimed = await store.claim(first!, T0, at(30));
+    expect(claimed).toMatchObject({ eventId: 'e-1', attempts: 1, url: 'http://127.0.0.1:9/callbacks' });
+    await store.recordAttempt(claimed!, { at: T0, status: 204, ms: 3 }, { status: 'delivered' });
+
+    expect((await store.queue.find().toArray()).map((e) => e._id)).toEqual(['e-2|ep-1']);
+    const log = await store.collection.findOne({ _id: 'e-1|ep-1' });
+    expect(log).toMatchObject({ status: 'delivered', attempts: 1, deliveredAt: T0, log: [{ status: 204, ms: 3 }] });
+    expect(await store.pendingCount()).toBe(1);
+  });
+
+  it('a repeated enqueue (the Kafka message consumed again) neither duplicates nor revives a delivery', async () => {
+    await store.enqueue(delivery(1), T0);
+    await store.enqueue(delivery(1), at(5));
+    expect(await store.collection.countDocuments()).toBe(1);
+    expect(await store.queue.countDocuments()).toBe(1);
+
+    const claimed = await store.claim((await store.due(T0, 1))[0]!, T0, at(30));
+    await store.recordAttempt(claimed!, { at: T0, status: 200, ms: 1 }, { status: 'delivered' });
+    await store.enqueue(delivery(1), at(60));
+    expect(await store.queue.countDocuments()).toBe(0);
+    expect(await store.collection.findOne({ _id: 'e-1|ep-1' })).toMatchObject({ status: 'delivered', attempts: 1 });
+  });
+
+  it('only one of two claimers wins, and the loser stops polling the entry until the lease ends', async () => {
+    await store.enqueue(delivery(1), T0);
+    const [entry] = await store.due(T0, 1);
+    const [a, b] = await Promise.all([store.claim(entry!, T0, at(30)), store.claim(entry!, T0, at(30))]);
+    expect([a, b].filter(Boolean)).toHaveLength(1);
+    expect(await store.due(at(10), 10)).toEqual([]);
+    // The attempt never reports back (a crash): after the lease the delivery is due and claimable again.
+    const [again] = await store.due(at(31), 10);
+    expect(await store.claim(again!, at(31), at(60))).toMatchObject({ attempts: 2 });
+  });
+
+  it('a failed attempt reschedules the queue entry; the last one dead-letters and empties the queue', async () => {
+    await store.enqueue(delivery(1), T0);
+    const d = await store.claim((await store.due(T0, 1))[0]!, T0, at(30));
+    await store.recordAttempt(d!, { at: T0, status: 500, ms: 2 }, { status: 'pending', nextAttemptAt: at(8) });
+    expect(await store.due(at(7), 10)).toEqual([]);
+    const [retry] = await store.due(at(8), 10);
+    const d2 = await store.claim(retry!, at(8), at(40));
+    await store.recordAttempt(d2!, { at: at(8), status: null, ms: 3000, error: 'TimeoutError' }, { status: 'dead' });
+    expect(await store.queue.countDocuments()).toBe(0);
+    expect(await store.collection.findOne({ _id: 'e-1|ep-1' })).toMatchObject({
+      status: 'dead',
+      attempts: 2,
+      log: [{ status: 500 }, { status: null, error: 'TimeoutError' }],
+    });
+  });
+
+  it('redelivery puts dead-lettered deliveries back in the queue with a fresh budget, chosen ones by event id', async () => {
+    await store.enqueue(delivery(1), T0);
+    await store.enqueue(delivery(2), T0);
+    for (const entry of await store.due(T0, 10)) {
+      const d = await store.claim(entry, T0, at(30));
+      await store.recordAttempt(d!, { at: T0, status: 503, ms: 1 }, { status: entry._id.startsWith('e-1') ? 'dead' : 'delivered' });
+    }
+    expect(await store.queue.countDocuments()).toBe(0);
+
+    expect(await store.redeliver({ businessUnit: 'DEMO', communicationNumber: 'comm-2' }, at(100))).toBe(0);
+    expect(await store.redeliver({ businessUnit: 'DEMO', communicationNumber: 'comm-1' }, at(100))).toBe(1);
+    expect(await store.redeliver({ eventIds: ['e-2'], deadOnly: false }, at(100))).toBe(1);
+    expect((await store.due(at(100), 10)).map((e) => e._id).sort()).toEqual(['e-1|ep-1', 'e-2|ep-1']);
+    expect(await store.collection.findOne({ _id: 'e-1|ep-1' })).toMatchObject({ status: 'pending', attempts: 0 });
+  });
+
+  it('order per customer: a later event waits while an earlier one of the same lane is pending', async () => {
+    await store.enqueue(delivery(1), T0);
+    await store.enqueue(delivery(2), T0);
+    await store.enqueue(delivery(3, { _id: 'e-3|ep-1', streamId: 'DEMO:C-2', customerExtId: 'C-2', streamVersion: 1 }), T0);
+    const blocked = await store.blockedAmong(await store.due(T0, 10));
+    expect([...blocked]).toEqual(['e-2|ep-1']);
+  });
+
+  it('heals a queue made stale by a crash between the two writes, without sending anything twice', async () => {
+    await store.enqueue(delivery(1), T0);
+    await store.enqueue(delivery(2), T0);
+    // Crash after the log said delivered but before the queue entry was removed.
+    await store.collection.updateOne({ _id: 'e-1|ep-1' }, { $set: { status: 'delivered' } });
+    // Crash after the log took a delivery but before its queue entry was written.
+    await store.queue.deleteOne({ _id: 'e-2|ep-1' });
+
+    expect(await store.restoreQueue()).toBe(1);
+    expect(await store.restoreQueue()).toBe(0);
+    const due = await store.due(T0, 10);
+    expect(due.map((e) => e._id)).toEqual(['e-1|ep-1', 'e-2|ep-1']);
+    expect(await store.claim(due[0]!, T0, at(30))).toBeNull();
+    expect(await store.claim(due[1]!, T0, at(30))).toMatchObject({ eventId: 'e-2' });
+    expect((await store.queue.find().toArray()).map((e) => e._id)).toEqual(['e-2|ep-1']);
+  });
+});

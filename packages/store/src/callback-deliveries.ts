@@ -1,0 +1,253 @@
+import type { Collection, Db } from 'mongodb';
+import { OwnedCollections } from './collections';
+
+export interface DeliveryAttempt {
+  at: Date;
+  status: number | null;
+  ms: number;
+  error?: string;
+}
+
+/** The CloudEvent a delivery sends (the shape of `@crs/contracts` CloudEvent, kept structural here). */
+export interface DeliveryCloudEvent {
+  specversion: string;
+  id: string;
+  type: string;
+  source: string;
+  subject: string;
+  time: string;
+  datacontenttype?: string;
+  data: Record<string, unknown>;
+}
+
+/** One event for one endpoint: what is sent, its state and its delivery log. */
+export interface DeliveryDoc {
+  _id: string;
+  eventId: string;
+  endpointId: string;
+  url: string;
+  businessUnit: string;
+  communicationNumber: string;
+  customerExtId: string;
+  streamId: string;
+  streamVersion: number;
+  cloudEvent: DeliveryCloudEvent;
+  status: 'pending' | 'delivered' | 'dead';
+  attempts: number;
+  nextAttemptAt: Date;
+  createdAt: Date;
+  deliveredAt?: Date;
+  log: DeliveryAttempt[];
+}
+
+/**
+ * A pending delivery in the queue: only what a dispatch round needs to choose (lane and due time).
+ * Entries exist only while their delivery is pending, so a poll reads what is pending, not the whole
+ * delivery history.
+ */
+export interface QueueEntry {
+  _id: string;
+  streamId: string;
+  endpointId: string;
+  streamVersion: number;
+  nextAttemptAt: Date;
+}
+
+export type NewDelivery = Omit<DeliveryDoc, 'status' | 'attempts' | 'log' | 'createdAt'>;
+
+export interface RedeliverFilter {
+  eventIds?: string[];
+  businessUnit?: string;
+  communicationNumber?: string;
+  /** Only dead-lettered deliveries (default); false takes the chosen ones whatever their state. */
+  deadOnly?: boolean;
+}
+
+const LANE = { streamId: 1, endpointId: 1, streamVersion: 1, nextAttemptAt: 1 } as const;
+
+function isDuplicateKey(err: unknown): boolean {
+  return (err as { code?: number }).code === 11000;
+}
+
+/**
+ * The callback deliveries, in two collections owned by the callback service:
+ * - `callback_deliveries`, the truth and the delivery log: one document per event and endpoint, created
+ *   once (a redelivered Kafka message does not create a second one), its status and attempts changed
+ *   only by conditional writes on its `_id`;
+ * - `callback_queue`, an index of the pending ones (lane and due time), removed when a delivery ends.
+ *
+ * Why the second collection: FerretDB v1 on SQLite uses no index for "status = pending and due, sorted
+ * by due time", so a poll of `callback_deliveries` read every delivery ever made, and callback latency
+ * grew with history (docs/callbacks.md, "Queue"). The queue holds only pending work.
+ *
+ * The queue may be stale after a crash between two writes; it is never trusted for the decision to
+ * send: a delivery is sent only after a claim on `callback_deliveries` succeeds. A queue entry whose
+ * delivery is no longer pending is removed when a round meets it; a pending delivery that lost its queue
+ * entry gets it back at start-up (`restoreQueue`) or when its Kafka message is consumed again.
+ */
+export class DeliveryStore {
+  readonly collection: Collection<DeliveryDoc>;
+  readonly queue: Collection<QueueEntry>;
+
+  constructor(db: Db) {
+    this.collection = db.collection<DeliveryDoc>(OwnedCollections.deliveries);
+    this.queue = db.collection<QueueEntry>(OwnedCollections.callbackQueue);
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.collection.createIndex({ status: 1 });
+    await this.collection.createIndex({ businessUnit: 1, communicationNumber: 1 });
+    await this.queue.createIndex({ nextAttemptAt: 1 });
+    await this.queue.createIndex({ streamId: 1 });
+  }
+
+  /** Queues an event for an endpoint once; a repeated call for a delivery that ended changes nothing. */
+  async enqueue(doc: NewDelivery, now: Date): Promise<void> {
+    try {
+      await this.collection.insertOne({ ...doc, status: 'pending', attempts: 0, log: [], createdAt: now });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      const existing = await this.collection.findOne({ _id: doc._id }, { projection: { status: 1 } });
+      if (existing?.status !== 'pending') return;
+    }
+    await this.putInQueue({
+      _id: doc._id,
+      streamId: doc.streamId,
+      endpointId: doc.endpointId,
+      streamVersion: doc.streamVersion,
+      nextAttemptAt: doc.nextAttemptAt,
+    });
+  }
+
+  /** Adds the entry unless the delivery is already queued (whose due time then stands). */
+  private async putInQueue(entry: QueueEntry, dueAt?: Date): Promise<void> {
+    const { _id, nextAttemptAt, ...lane } = entry;
+    try {
+      await this.queue.updateOne(
+        { _id },
+        dueAt ? { $set: { nextAttemptAt: dueAt }, $setOnInsert: lane } : { $setOnInsert: { ...lane, nextAttemptAt } },
+        { upsert: true },
+      );
+    } catch (err) {
+      // Two writers upserting the same new entry: the other one created it.
+      if (!isDuplicateKey(err)) throw err;
+    }
+  }
+
+  /** The queue entries due by now, earliest first. */
+  async due(now: Date, limit: number): Promise<QueueEntry[]> {
+    return this.queue.find({ nextAttemptAt: { $lte: now } }).sort({ nextAttemptAt: 1, _id: 1 }).limit(limit).toArray();
+  }
+
+  /** How many deliveries are pending (the queue's length). */
+  async pendingCount(): Promise<number> {
+    return this.queue.countDocuments({});
+  }
+
+  /**
+   * Which of these entries wait behind an earlier pending event of the same customer for the same
+   * endpoint (order per customer). One query per dispatch round, not one per candidate.
+   */
+  async blockedAmong(candidates: readonly QueueEntry[]): Promise<Set<string>> {
+    if (candidates.length === 0) return new Set();
+    const streamIds = [...new Set(candidates.map((d) => d.streamId))];
+    const pending = await this.queue.find({ streamId: { $in: streamIds } }, { projection: LANE }).toArray();
+    const earliest = new Map<string, number>();
+    for (const p of pending) {
+      const lane = `${p.streamId}|${p.endpointId}`;
+      earliest.set(lane, Math.min(earliest.get(lane) ?? Infinity, p.streamVersion));
+    }
+    return new Set(
+      candidates
+        .filter((d) => (earliest.get(`${d.streamId}|${d.endpointId}`) ?? Infinity) < d.streamVersion)
+        .map((d) => d._id),
+    );
+  }
+
+  /**
+   * Claims a due delivery for one attempt and returns it (attempts already counted), or null when it is
+   * not to be sent now. Only one claimer wins: the delivery must still be pending and due, and the lease
+   * moves its due time past the attempt's timeout, so neither another round nor another instance sends it
+   * meanwhile. A crash during the attempt lets the lease run out and the delivery is tried again
+   * (receivers de-duplicate on ce-id). A queue entry whose delivery ended is removed here.
+   */
+  async claim(entry: QueueEntry, now: Date, leaseUntil: Date): Promise<DeliveryDoc | null> {
+    const claimed = await this.collection.findOneAndUpdate(
+      { _id: entry._id, status: 'pending', nextAttemptAt: { $lte: now } },
+      { $set: { nextAttemptAt: leaseUntil }, $inc: { attempts: 1 } },
+      { returnDocument: 'after' },
+    );
+    if (claimed) return claimed;
+    const current = await this.collection.findOne({ _id: entry._id }, { projection: { status: 1, nextAttemptAt: 1 } });
+    if (current?.status === 'pending') {
+      // Held by another claimer, or rescheduled: follow its due time instead of asking every round.
+      await this.queue.updateOne({ _id: entry._id }, { $set: { nextAttemptAt: current.nextAttemptAt } });
+    } else {
+      await this.queue.deleteOne({ _id: entry._id });
+    }
+    return null;
+  }
+
+  /** Records an attempt of a claimed delivery and moves it on: delivered, dead, or due again later. */
+  async recordAttempt(
+    d: DeliveryDoc,
+    attempt: DeliveryAttempt,
+    next: { status: DeliveryDoc['status']; nextAttemptAt?: Date },
+  ): Promise<void> {
+    await this.collection.updateOne(
+      { _id: d._id },
+      {
+        $set: {
+          status: next.status,
+          ...(next.nextAttemptAt ? { nextAttemptAt: next.nextAttemptAt } : {}),
+          ...(next.status === 'delivered' ? { deliveredAt: attempt.at } : {}),
+        },
+        $push: { log: attempt },
+      },
+    );
+    if (next.status === 'pending') {
+      const due = next.nextAttemptAt ?? attempt.at;
+      await this.putInQueue({ _id: d._id, streamId: d.streamId, endpointId: d.endpointId, streamVersion: d.streamVersion, nextAttemptAt: due }, due);
+    } else {
+      await this.queue.deleteOne({ _id: d._id });
+    }
+  }
+
+  /** Puts dead-lettered (or chosen) deliveries back in the queue with a fresh attempt budget. */
+  async redeliver(filter: RedeliverFilter, now: Date): Promise<number> {
+    const q: Record<string, unknown> = {};
+    if (filter.eventIds?.length) q.eventId = { $in: filter.eventIds };
+    if (filter.businessUnit) q.businessUnit = filter.businessUnit;
+    if (filter.communicationNumber) q.communicationNumber = filter.communicationNumber;
+    if (filter.deadOnly !== false) q.status = 'dead';
+    const chosen = await this.collection.find(q, { projection: LANE }).toArray();
+    let requeued = 0;
+    for (const d of chosen) {
+      const r = await this.collection.updateOne({ _id: d._id, ...q }, { $set: { status: 'pending', attempts: 0, nextAttemptAt: now } });
+      if (r.modifiedCount !== 1) continue;
+      requeued += 1;
+      await this.putInQueue({ _id: d._id, streamId: d.streamId, endpointId: d.endpointId, streamVersion: d.streamVersion, nextAttemptAt: now }, now);
+    }
+    return requeued;
+  }
+
+  /**
+   * Gives every pending delivery a queue entry (run at start-up): repairs a crash between the two writes
+   * of an enqueue or a redelivery, and fills the queue of a store written before it existed. Returns how
+   * many entries it added.
+   */
+  async restoreQueue(): Promise<number> {
+    const pending = await this.collection.find({ status: 'pending' }, { projection: LANE }).toArray();
+    if (pending.length === 0) return 0;
+    const queued = new Set(
+      (await this.queue.find({ _id: { $in: pending.map((d) => d._id) } }, { projection: { _id: 1 } }).toArray()).map((e) => e._id),
+    );
+    let added = 0;
+    for (const d of pending) {
+      if (queued.has(d._id)) continue;
+      await this.putInQueue({ _id: d._id, streamId: d.streamId, endpointId: d.endpointId, streamVersion: d.streamVersion, nextAttemptAt: d.nextAttemptAt });
+      added += 1;
+    }
+    return added;
+  }
+}
