@@ -4,7 +4,8 @@ import { DeliveryStore, type NewDelivery } from './callback-deliveries';
 
 /**
  * The callback queue against the real MongoDB-compatible store (FerretDB locally): only pending
- * deliveries are in the queue, a delivery is sent only after a claim on the log wins, and a queue made
+ * deliveries are in the queue, a delivery is sent only after a claim on its queue entry wins and the log
+ * still says pending, and a queue made
  * stale by a crash between two writes heals without sending anything twice.
  */
 const T0 = new Date('2026-11-23T10:00:00.000Z');

@@ -51,6 +51,8 @@ export interface QueueEntry {
   endpointId: string;
   streamVersion: number;
   nextAttemptAt: Date;
+  /** Attempts made so far in the current budget (reset by a redelivery). */
+  attempts: number;
 }
 
 export type NewDelivery = Omit<DeliveryDoc, 'status' | 'attempts' | 'log' | 'createdAt'>;
@@ -63,7 +65,7 @@ export interface RedeliverFilter {
   deadOnly?: boolean;
 }
 
-const LANE = { streamId: 1, endpointId: 1, streamVersion: 1, nextAttemptAt: 1 } as const;
+const LANE = { streamId: 1, endpointId: 1, streamVersion: 1, nextAttemptAt: 1, attempts: 1 } as const;
 
 function isDuplicateKey(err: unknown): boolean {
   return (err as { code?: number }).code === 11000;
@@ -71,19 +73,21 @@ function isDuplicateKey(err: unknown): boolean {
 
 /**
  * The callback deliveries, in two collections owned by the callback service:
- * - `callback_deliveries`, the truth and the delivery log: one document per event and endpoint, created
- *   once (a redelivered Kafka message does not create a second one), its status and attempts changed
- *   only by conditional writes on its `_id`;
- * - `callback_queue`, an index of the pending ones (lane and due time), removed when a delivery ends.
+ * - `callback_deliveries`, the delivery log: one document per event and endpoint, created once (a
+ *   redelivered Kafka message does not create a second one), with its outcome and every attempt;
+ * - `callback_queue`, the pending ones only (lane, due time, attempts and the claim's lease), removed
+ *   when a delivery ends.
  *
- * Why the second collection: FerretDB v1 on SQLite uses no index for "status = pending and due, sorted
- * by due time", so a poll of `callback_deliveries` read every delivery ever made, and callback latency
- * grew with history (docs/callbacks.md, "Queue"). The queue holds only pending work.
+ * Why the second collection: FerretDB v1 on SQLite uses no index at all. A query or update filtered on
+ * `_id` alone is pushed down to SQLite (a scan, but a cheap one); any other filter makes FerretDB read
+ * and decode every document of the collection. Polling `callback_deliveries` for due work, or claiming
+ * in it with a conditional update, therefore read every delivery ever made, and callback latency grew
+ * with history (docs/callbacks.md, "Queue"). All conditional work (due, claim, order) now runs on the
+ * queue, which holds only what is pending; the log is written by `_id` only.
  *
- * The queue may be stale after a crash between two writes; it is never trusted for the decision to
- * send: a delivery is sent only after a claim on `callback_deliveries` succeeds. A queue entry whose
- * delivery is no longer pending is removed when a round meets it; a pending delivery that lost its queue
- * entry gets it back at start-up (`restoreQueue`) or when its Kafka message is consumed again.
+ * A crash between the two writes leaves the queue stale; it heals without sending twice: a claimed
+ * entry whose log says the delivery ended is removed instead of sent, and a pending delivery that lost
+ * its entry gets it back at start-up (`restoreQueue`) or when its Kafka message is consumed again.
  */
 export class DeliveryStore {
   readonly collection: Collection<DeliveryDoc>;
@@ -116,16 +120,20 @@ export class DeliveryStore {
       endpointId: doc.endpointId,
       streamVersion: doc.streamVersion,
       nextAttemptAt: doc.nextAttemptAt,
+      attempts: 0,
     });
   }
 
-  /** Adds the entry unless the delivery is already queued (whose due time then stands). */
-  private async putInQueue(entry: QueueEntry, dueAt?: Date): Promise<void> {
-    const { _id, nextAttemptAt, ...lane } = entry;
+  /**
+   * Adds the entry unless the delivery is already queued; `reset` also sets the due time and attempts
+   * of an entry that is there (a redelivery).
+   */
+  private async putInQueue(entry: QueueEntry, reset = false): Promise<void> {
+    const { _id, nextAttemptAt, attempts, ...lane } = entry;
     try {
       await this.queue.updateOne(
         { _id },
-        dueAt ? { $set: { nextAttemptAt: dueAt }, $setOnInsert: lane } : { $setOnInsert: { ...lane, nextAttemptAt } },
+        reset ? { $set: { nextAttemptAt, attempts }, $setOnInsert: lane } : { $setOnInsert: { ...lane, nextAttemptAt, attempts } },
         { upsert: true },
       );
     } catch (err) {
@@ -166,26 +174,25 @@ export class DeliveryStore {
 
   /**
    * Claims a due delivery for one attempt and returns it (attempts already counted), or null when it is
-   * not to be sent now. Only one claimer wins: the delivery must still be pending and due, and the lease
-   * moves its due time past the attempt's timeout, so neither another round nor another instance sends it
+   * not to be sent now. Only one claimer wins: the queue entry must still be due, and the lease moves its
+   * due time past the attempt's timeout, so neither another round nor another instance sends it
    * meanwhile. A crash during the attempt lets the lease run out and the delivery is tried again
-   * (receivers de-duplicate on ce-id). A queue entry whose delivery ended is removed here.
+   * (receivers de-duplicate on ce-id). An entry whose delivery already ended (a crash between the log
+   * write and the queue removal) is removed here instead of being sent.
    */
   async claim(entry: QueueEntry, now: Date, leaseUntil: Date): Promise<DeliveryDoc | null> {
-    const claimed = await this.collection.findOneAndUpdate(
-      { _id: entry._id, status: 'pending', nextAttemptAt: { $lte: now } },
+    const claimed = await this.queue.findOneAndUpdate(
+      { _id: entry._id, nextAttemptAt: { $lte: now } },
       { $set: { nextAttemptAt: leaseUntil }, $inc: { attempts: 1 } },
       { returnDocument: 'after' },
     );
-    if (claimed) return claimed;
-    const current = await this.collection.findOne({ _id: entry._id }, { projection: { status: 1, nextAttemptAt: 1 } });
-    if (current?.status === 'pending') {
-      // Held by another claimer, or rescheduled: follow its due time instead of asking every round.
-      await this.queue.updateOne({ _id: entry._id }, { $set: { nextAttemptAt: current.nextAttemptAt } });
-    } else {
+    if (!claimed) return null;
+    const d = await this.collection.findOne({ _id: entry._id });
+    if (d?.status !== 'pending') {
       await this.queue.deleteOne({ _id: entry._id });
+      return null;
     }
-    return null;
+    return { ...d, attempts: claimed.attempts };
   }
 
   /** Records an attempt of a claimed delivery and moves it on: delivered, dead, or due again later. */
@@ -199,6 +206,7 @@ export class DeliveryStore {
       {
         $set: {
           status: next.status,
+          attempts: d.attempts,
           ...(next.nextAttemptAt ? { nextAttemptAt: next.nextAttemptAt } : {}),
           ...(next.status === 'delivered' ? { deliveredAt: attempt.at } : {}),
         },
@@ -206,8 +214,7 @@ export class DeliveryStore {
       },
     );
     if (next.status === 'pending') {
-      const due = next.nextAttemptAt ?? attempt.at;
-      await this.putInQueue({ _id: d._id, streamId: d.streamId, endpointId: d.endpointId, streamVersion: d.streamVersion, nextAttemptAt: due }, due);
+      await this.queue.updateOne({ _id: d._id }, { $set: { nextAttemptAt: next.nextAttemptAt ?? attempt.at } });
     } else {
       await this.queue.deleteOne({ _id: d._id });
     }
@@ -221,14 +228,12 @@ export class DeliveryStore {
     if (filter.communicationNumber) q.communicationNumber = filter.communicationNumber;
     if (filter.deadOnly !== false) q.status = 'dead';
     const chosen = await this.collection.find(q, { projection: LANE }).toArray();
-    let requeued = 0;
     for (const d of chosen) {
-      const r = await this.collection.updateOne({ _id: d._id, ...q }, { $set: { status: 'pending', attempts: 0, nextAttemptAt: now } });
-      if (r.modifiedCount !== 1) continue;
-      requeued += 1;
-      await this.putInQueue({ _id: d._id, streamId: d.streamId, endpointId: d.endpointId, streamVersion: d.streamVersion, nextAttemptAt: now }, now);
+      // The log first: a crash before the queue write is repaired at start-up (restoreQueue).
+      await this.collection.updateOne({ _id: d._id }, { $set: { status: 'pending', attempts: 0, nextAttemptAt: now } });
+      await this.putInQueue({ _id: d._id, streamId: d.streamId, endpointId: d.endpointId, streamVersion: d.streamVersion, nextAttemptAt: now, attempts: 0 }, true);
     }
-    return requeued;
+    return chosen.length;
   }
 
   /**
@@ -245,7 +250,7 @@ export class DeliveryStore {
     let added = 0;
     for (const d of pending) {
       if (queued.has(d._id)) continue;
-      await this.putInQueue({ _id: d._id, streamId: d.streamId, endpointId: d.endpointId, streamVersion: d.streamVersion, nextAttemptAt: d.nextAttemptAt });
+      await this.putInQueue({ _id: d._id, streamId: d.streamId, endpointId: d.endpointId, streamVersion: d.streamVersion, nextAttemptAt: d.nextAttemptAt, attempts: d.attempts });
       added += 1;
     }
     return added;

@@ -28,3 +28,20 @@ export async function pingMongo(db: Db): Promise<boolean> {
     return false;
   }
 }
+
+/**
+ * Which server the store is: FerretDB v1 answers buildInfo with `ferretdbVersion`. FerretDB v1 on SQLite
+ * has no indexes for queries: a filter on `_id` alone is pushed down to SQLite, any other filter (also
+ * `_id` plus a condition) makes it read and decode the whole collection. Hot paths that would use a
+ * conditional write on MongoDB use `_id`-only reads and writes there instead (docs/decisions).
+ */
+export type StoreDialect = 'mongodb' | 'ferretdb';
+
+export async function detectDialect(db: Db): Promise<StoreDialect> {
+  try {
+    const info = await db.admin().command({ buildInfo: 1 });
+    return typeof info.ferretdbVersion === 'string' ? 'ferretdb' : 'mongodb';
+  } catch {
+    return 'mongodb';
+  }
+}

@@ -11,6 +11,7 @@ import {
   CustomerProjectionNames,
   ProjectionCatalog,
   connectMongo,
+  detectDialect,
   ensureProjectionIndexes,
   pingMongo,
 } from '@crs/store';
@@ -52,6 +53,7 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
         return Object.fromEntries(entries) as CollectionNames;
       };
       await ensureProjectionIndexes(db, await resolveNames());
+      const dialect = await detectDialect(db);
       const { kafka, serde, topics, prefix } = await setUpMessaging(config, 'projector', logger);
       consumer = new AtLeastOnceConsumer<CustomerEvent>({
         kafka,
@@ -60,7 +62,7 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
         metrics,
         groupId: `${prefix}${config.CONSUMER_GROUP}`,
         topics: [topics.customerEvents],
-        handle: async (m) => applyCustomerEvent(db, await resolveNames(), m.value),
+        handle: async (m) => applyCustomerEvent(db, await resolveNames(), m.value, dialect),
         partitionsConsumedConcurrently: 3,
       });
       health.addReadinessCheck('events', () => consumer?.isReady() ?? false);

@@ -2,7 +2,7 @@ import type { Db } from 'mongodb';
 import type { Logger } from '@crs/runtime';
 import type { CustomerEvent } from '@crs/contracts';
 import { StreamReader, type Messaging } from '@crs/messaging';
-import { CustomerProjectionNames, ProjectionCatalog, ensureProjectionIndexes } from '@crs/store';
+import { CustomerProjectionNames, ProjectionCatalog, detectDialect, ensureProjectionIndexes } from '@crs/store';
 import {
   InMemoryProjection,
   applyCustomerEvent,
@@ -40,6 +40,7 @@ export async function replayProjections(opts: {
       .drop()
       .catch(() => undefined);
   await ensureProjectionIndexes(db, names);
+  const dialect = await detectDialect(db);
   const started = Date.now();
   // Phase 1: fold the log in memory up to its current end, then write every collection in bulk.
   const memory = new InMemoryProjection();
@@ -55,7 +56,7 @@ export async function replayProjections(opts: {
     onMessage: async (m) => {
       events++;
       // During the bulk write later events wait; after it they go through the live (idempotent) executor.
-      if (mode === 'live') await applyCustomerEvent(db, names, m.value);
+      if (mode === 'live') await applyCustomerEvent(db, names, m.value, dialect);
       else if (mode === 'buffer') pending.push(m.value);
       else memory.apply(m.value);
     },
@@ -65,7 +66,7 @@ export async function replayProjections(opts: {
     await reader.waitUntilCaughtUp(undefined, opts.onProgress);
     mode = 'buffer';
     await memory.writeTo(db, names);
-    while (pending.length > 0) await applyCustomerEvent(db, names, pending.shift()!);
+    while (pending.length > 0) await applyCustomerEvent(db, names, pending.shift()!, dialect);
     mode = 'live';
     // Phase 2: events that arrived meanwhile, then swap, then what the old projector wrote meanwhile.
     await reader.waitUntilCaughtUp(undefined, opts.onProgress);

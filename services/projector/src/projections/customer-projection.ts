@@ -1,6 +1,6 @@
 import type { Db, MongoServerError } from 'mongodb';
 import type { CustomerEvent } from '@crs/contracts';
-import type { CustomerProjectionName } from '@crs/store';
+import type { CustomerProjectionName, StoreDialect } from '@crs/store';
 
 /** Physical collection of each read model the projector owns (operations and alerts are the archive's). */
 export type CollectionNames = Record<CustomerProjectionName, string>;
@@ -154,24 +154,39 @@ function isDuplicateKey(err: unknown): boolean {
  * The live executor. Every write is idempotent: the customer document changes only if its version is
  * older than the event's (an upsert colliding on _id means "already applied"), history documents are
  * keyed by event id. Only operations FerretDB v1 supports.
+ *
+ * On MongoDB the version guard is part of the update's filter (atomic, indexed). On FerretDB v1 such a
+ * filter makes every update read the whole customers collection (no indexes; only `_id`-only filters
+ * are pushed down), which held the projector at a few events per second with a few thousand customers.
+ * There the guard is a read by `_id` followed by a write by `_id`: safe with one writer per customer,
+ * which Kafka gives (a customer's events are on one partition, consumed by one projector instance);
+ * only a projector that lost its partition and still writes (a zombie after a session timeout) could
+ * interleave with the new owner, and a replay repairs that (docs/decisions/0008).
  */
 export async function applyCustomerEvent(
   db: Db,
   names: CollectionNames,
   event: CustomerEvent,
+  dialect: StoreDialect = 'mongodb',
 ): Promise<void> {
   const effect = projectCustomerEvent(event);
+  const customers = db.collection<{ _id: string; version?: number }>(names.customers);
+  const update = {
+    $set: effect.customer.set,
+    ...(effect.customer.upsert ? { $setOnInsert: { createdAt: event.occurredAt } } : {}),
+  };
   try {
-    await db
-      .collection<{ _id: string }>(names.customers)
-      .updateOne(
+    if (dialect === 'ferretdb') {
+      const current = await customers.findOne({ _id: event.streamId }, { projection: { version: 1 } });
+      if (current ? (current.version ?? 0) < event.streamVersion : effect.customer.upsert)
+        await customers.updateOne({ _id: event.streamId }, update, { upsert: effect.customer.upsert });
+    } else {
+      await customers.updateOne(
         { _id: event.streamId, version: { $lt: event.streamVersion } },
-        {
-          $set: effect.customer.set,
-          ...(effect.customer.upsert ? { $setOnInsert: { createdAt: event.occurredAt } } : {}),
-        },
+        update,
         { upsert: effect.customer.upsert },
       );
+    }
   } catch (err) {
     if (!isDuplicateKey(err)) throw err;
   }
