@@ -48,7 +48,10 @@ export class CommandGateway {
   }
 
   async isUsed(businessUnit: string, communicationNumber: string): Promise<boolean> {
-    return (await this.reservations.countDocuments({ _id: CommandGateway.key(businessUnit, communicationNumber) }, { limit: 1 })) > 0;
+    // findOne by _id alone: FerretDB v1 pushes that down to SQLite, while countDocuments (an aggregation)
+    // reads the whole collection (docs/decisions/0008).
+    const key = CommandGateway.key(businessUnit, communicationNumber);
+    return (await this.reservations.findOne({ _id: key }, { projection: { _id: 1 } })) !== null;
   }
 
   /** Reserves every communicationNumber and publishes the commands of those reserved; returns per item. */
