@@ -24,11 +24,20 @@ export class AtLeastOnceConsumer<T> {
       metrics: Registry;
       groupId: string;
       topics: string[];
-      handle: (message: DecodedMessage<T>) => Promise<void>;
+      /** One message at a time (or `handleBatch`). */
+      handle?: (message: DecodedMessage<T>) => Promise<void>;
+      /**
+       * Instead of `handle` per message: the messages of a fetched batch in chunks of up to `maxBatch`
+       * (default 200), in partition order, so a handler can write one chunk in a few bulk writes. Must be
+       * idempotent for the whole chunk: a failure retries the whole chunk.
+       */
+      handleBatch?: (messages: DecodedMessage<T>[]) => Promise<void>;
+      maxBatch?: number;
       fromBeginning?: boolean;
       partitionsConsumedConcurrently?: number;
     },
   ) {
+    if (!opts.handle && !opts.handleBatch) throw new Error('AtLeastOnceConsumer needs handle or handleBatch');
     this.consumer = opts.kafka.consumer({
       groupId: opts.groupId,
       readUncommitted: false,
@@ -76,11 +85,9 @@ export class AtLeastOnceConsumer<T> {
         isRunning,
         isStale,
       }) => {
-        for (const raw of batch.messages) {
-          if (!isRunning() || isStale()) return;
-          let decoded: DecodedMessage<T> | undefined;
+        const decode = async (raw: (typeof batch.messages)[number]): Promise<DecodedMessage<T> | undefined> => {
           try {
-            decoded = {
+            return {
               topic: batch.topic,
               partition: batch.partition,
               offset: raw.offset,
@@ -90,36 +97,53 @@ export class AtLeastOnceConsumer<T> {
             };
           } catch (err) {
             opts.logger.error({ err, topic: batch.topic, offset: raw.offset }, 'undecodable message skipped');
+            return undefined;
           }
-          if (decoded) {
-            for (let attempt = 1; ; attempt++) {
-              const started = process.hrtime.bigint();
-              try {
-                await opts.handle(decoded);
-                hist
-                  .labels(batch.topic, opts.groupId, 'ok')
-                  .observe(Number(process.hrtime.bigint() - started) / 1e9);
-                break;
-              } catch (err) {
-                hist
-                  .labels(batch.topic, opts.groupId, 'error')
-                  .observe(Number(process.hrtime.bigint() - started) / 1e9);
-                if (!isRunning()) throw err;
-                opts.logger.warn(
-                  { err, attempt, topic: batch.topic, offset: raw.offset },
-                  'handler failed; retrying',
-                );
-                await heartbeat().catch(() => undefined);
-                await new Promise((r) => setTimeout(r, Math.min(200 * 2 ** Math.min(attempt, 5), 5000)));
-              }
+        };
+        // Retried with capped backoff until it succeeds or the consumer stops: never skipped.
+        const untilDone = async (work: () => Promise<void>, offset: string): Promise<void> => {
+          for (let attempt = 1; ; attempt++) {
+            const started = process.hrtime.bigint();
+            try {
+              await work();
+              hist.labels(batch.topic, opts.groupId, 'ok').observe(Number(process.hrtime.bigint() - started) / 1e9);
+              return;
+            } catch (err) {
+              hist.labels(batch.topic, opts.groupId, 'error').observe(Number(process.hrtime.bigint() - started) / 1e9);
+              if (!isRunning()) throw err;
+              opts.logger.warn({ err, attempt, topic: batch.topic, offset }, 'handler failed; retrying');
+              await heartbeat().catch(() => undefined);
+              await new Promise((r) => setTimeout(r, Math.min(200 * 2 ** Math.min(attempt, 5), 5000)));
             }
           }
-          resolveOffset(raw.offset);
+        };
+        const done = async (offset: string): Promise<void> => {
+          resolveOffset(offset);
           lag
             .labels(batch.topic, String(batch.partition), opts.groupId)
-            .set(Number(BigInt(batch.highWatermark) - BigInt(raw.offset) - 1n));
+            .set(Number(BigInt(batch.highWatermark) - BigInt(offset) - 1n));
           await commitOffsetsIfNecessary();
           await heartbeat();
+        };
+        const { handleBatch } = opts;
+        if (handleBatch) {
+          const size = opts.maxBatch ?? 200;
+          for (let i = 0; i < batch.messages.length; i += size) {
+            if (!isRunning() || isStale()) return;
+            const chunk = batch.messages.slice(i, i + size);
+            const decoded = (await Promise.all(chunk.map(decode))).filter((m): m is DecodedMessage<T> => m !== undefined);
+            const last = chunk[chunk.length - 1]!.offset;
+            if (decoded.length > 0) await untilDone(() => handleBatch(decoded), last);
+            await done(last);
+          }
+          return;
+        }
+        const handle = opts.handle!;
+        for (const raw of batch.messages) {
+          if (!isRunning() || isStale()) return;
+          const decoded = await decode(raw);
+          if (decoded) await untilDone(() => handle(decoded), raw.offset);
+          await done(raw.offset);
         }
       },
     });

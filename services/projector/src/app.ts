@@ -16,7 +16,7 @@ import {
   pingMongo,
 } from '@crs/store';
 import type { MongoClient } from 'mongodb';
-import { applyCustomerEvent, type CollectionNames } from './projections/customer-projection';
+import { applyCustomerEvents, type CollectionNames } from './projections/customer-projection';
 import type { ProjectorConfig } from './config';
 
 export interface ProjectorService {
@@ -62,7 +62,8 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
         metrics,
         groupId: `${prefix}${config.CONSUMER_GROUP}`,
         topics: [topics.customerEvents],
-        handle: async (m) => applyCustomerEvent(db, await resolveNames(), m.value, dialect),
+        // One chunk of a fetch at a time, written in bulk (applyCustomerEvents); per partition in order.
+        handleBatch: async (messages) => applyCustomerEvents(db, await resolveNames(), messages.map((m) => m.value), dialect),
         partitionsConsumedConcurrently: 3,
       });
       health.addReadinessCheck('events', () => consumer?.isReady() ?? false);

@@ -1,7 +1,7 @@
 import { MongoClient, type Db } from 'mongodb';
 import type { CustomerEvent } from '@crs/contracts';
 import { CustomerProjectionNames, ensureProjectionIndexes } from '@crs/store';
-import { InMemoryProjection, applyCustomerEvent, type CollectionNames } from './customer-projection';
+import { InMemoryProjection, applyCustomerEvent, applyCustomerEvents, type CollectionNames } from './customer-projection';
 
 /**
  * Against the real MongoDB-compatible store (FerretDB locally): every event type applied twice, and a
@@ -192,5 +192,52 @@ describe('in-memory replay executor', () => {
       );
     }
     expect(await db.collection(bulk.customers).countDocuments()).toBe(2);
+  });
+});
+
+describe.each(['mongodb', 'ferretdb'] as const)('chunked live executor (%s write path)', (dialect) => {
+  let client: MongoClient;
+  let db: Db;
+  beforeAll(async () => {
+    client = await new MongoClient(process.env.MONGODB_URI!).connect();
+    db = client.db(`crs_int_projection_chunk_${dialect}_${process.pid}`);
+  });
+  afterAll(async () => {
+    await db.dropDatabase();
+    await client.close();
+  });
+
+  const namesOf = (suffix: string) =>
+    Object.fromEntries(CustomerProjectionNames.map((n) => [n, `${n}_${suffix}`])) as CollectionNames;
+  const snapshotOf = async (names: CollectionNames) =>
+    Object.fromEntries(
+      await Promise.all(
+        CustomerProjectionNames.map(async (n) => [n, await db.collection(names[n]).find({}).sort({ _id: 1 }).toArray()] as const),
+      ),
+    );
+
+  it('chunks of any size, interleaved customers and redelivered chunks leave what one-by-one leaves', async () => {
+    const c2 = history().map(
+      (e) => ({ ...e, streamId: 'DEMO:C-2', customerExtId: 'C-2', eventId: `${e.eventId}-2` }) as CustomerEvent,
+    );
+    const c1 = history();
+    // Partition order per customer, the two customers interleaved as on one partition.
+    const events = c1.flatMap((e, i) => [e, c2[i]!]);
+    const single = namesOf('single');
+    for (const e of events) await applyCustomerEvent(db, single, e, dialect);
+    const expected = await snapshotOf(single);
+
+    for (const size of [1, 3, 7, events.length]) {
+      const chunked = namesOf(`chunk${size}`);
+      await ensureProjectionIndexes(db, chunked);
+      for (let i = 0; i < events.length; i += size) await applyCustomerEvents(db, chunked, events.slice(i, i + size), dialect);
+      expect(await snapshotOf(chunked)).toEqual(expected);
+      // A chunk delivered again after a crash (its offsets were not committed), and an older one.
+      await applyCustomerEvents(db, chunked, events.slice(4, 15), dialect);
+      await applyCustomerEvents(db, chunked, events, dialect);
+      expect(await snapshotOf(chunked)).toEqual(expected);
+    }
+    expect(expected.customers).toHaveLength(2);
+    expect(expected.customers[0]).toMatchObject({ version: 12, status: 'SUSPENDED', riskLevel: 'EXTREME' });
   });
 });
