@@ -1,18 +1,23 @@
 import { commonConfigSpec, createLogger, loadConfig } from '@crs/runtime';
 import { setUpMessaging } from '@crs/messaging';
-import { CloudEventTypes } from '@crs/contracts';
+import { CloudEventTypes, type CustomerEvent, type OperationTopicEvent } from '@crs/contracts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, TestCluster, TestReceiver, localToken } from '@crs/testing';
+import { ROOT, TestCluster, TestReceiver, eventually, localToken, uniqueId } from '@crs/testing';
+import { LogTail } from './support/checks';
 import { faultStackEnv, stackCommand } from './support/fault-stack';
+import { checkScreeningProfiles, screeningProfiles, type BlackCustomer, type ScreeningProfile } from './support/screening-fixtures';
 import { resetNamespace } from './support/namespace';
 import { runScenario, servicePids, sleep, type Harness } from './support/scenario';
 
 /**
- * The fault suite (docs/reliability.md, "Faults"): a paced stream of imports runs while services are
- * SIGKILLed, the broker and the database are stopped, and the callback receiver fails; afterwards every
- * accepted request is checked customer by customer: one set of events in the log, one assessment, one
- * callback per ce-id, projections equal to a replay. Runs only on the fault stack (test/fault/run.sh).
+ * The fault suite (docs/reliability.md, "Faults"): a paced stream of imports (a quarter of them asking
+ * for screening, half of those with names that are known hits on the real lists) and a few upstream
+ * operations, some archived, run while services are SIGKILLed, the broker and the database are stopped,
+ * and the callback receiver fails; afterwards every accepted request is checked customer by customer:
+ * one set of events in the log, one assessment, one screening result per requested list with the right
+ * outcome, one callback per ce-id, each operation registered once and archived at most once,
+ * projections equal to a replay of their log. Runs only on the fault stack (test/fault/run.sh).
  */
 const MODE = process.env.FAULT_MODE === 'long' ? 'long' : 'short';
 const NAMESPACE = 'fault';
@@ -20,15 +25,19 @@ const ONLY = (process.env.FAULT_SCENARIOS ?? '').split(',').filter(Boolean);
 
 const P =
   MODE === 'long'
-    ? { requests: 2000, rate: 25, concurrency: 8, killRounds: 3, outages: 3, outageMs: 10000, receiverCycles: 3, phaseMs: 6000, settleMs: 300000 }
-    : { requests: 80, rate: 6, concurrency: 4, killRounds: 1, outages: 1, outageMs: 7000, receiverCycles: 1, phaseMs: 3000, settleMs: 180000 };
+    ? { requests: 2000, rate: 25, concurrency: 8, killRounds: 3, outages: 3, outageMs: 10000, receiverCycles: 3, phaseMs: 6000, settleMs: 300000, operations: 60 }
+    : { requests: 80, rate: 6, concurrency: 4, killRounds: 1, outages: 1, outageMs: 7000, receiverCycles: 1, phaseMs: 3000, settleMs: 240000, operations: 12 };
 
 // The evaluation service joins when it is built (services.cjs knows it as optional).
 const evaluation = existsSync(join(ROOT, 'services/evaluation/dist/app.js'));
-const SERVICES = ['customer', 'projector', ...(evaluation ? ['evaluation'] : []), 'callback', 'ingress'];
-const CONSUMERS = ['customer', 'projector', 'callback', ...(evaluation ? ['evaluation'] : [])];
+const SERVICES = ['customer', 'projector', ...(evaluation ? ['evaluation'] : []), 'screening', 'archive', 'callback', 'ingress'];
+// Killed in this order (the archive early, so that an archive request meets its restart).
+const CONSUMERS = ['customer', 'archive', 'projector', 'screening', 'callback', ...(evaluation ? ['evaluation'] : [])];
+/** Every fourth import asks for screening (each screening adds three or four events the projector writes). */
+const SCREEN_EVERY = 4;
 
-const scenario = (name: string, fn: () => Promise<void>) => (ONLY.length === 0 || ONLY.includes(name) ? it(name, fn) : it.skip(name, fn));
+const scenario = (name: string, fn: () => Promise<void>, timeoutMs: number) =>
+  ONLY.length === 0 || ONLY.includes(name) ? it(name, fn, timeoutMs) : it.skip(name, fn, timeoutMs);
 
 describe(`fault suite (${MODE})`, () => {
   const receiver = new TestReceiver();
@@ -50,6 +59,7 @@ describe(`fault suite (${MODE})`, () => {
   });
   let h: Harness;
   let receiverPort = 0;
+  let profiles: { hits: ScreeningProfile[]; clean: ScreeningProfile[] };
 
   beforeAll(async () => {
     receiverPort = await receiver.start(0);
@@ -68,17 +78,53 @@ describe(`fault suite (${MODE})`, () => {
     await resetNamespace(cluster, config, logger);
     await cluster.start(SERVICES);
     const messaging = await setUpMessaging(config, 'fault-suite', logger);
+    const token = await localToken({ expiresInSec: 4 * 3600 });
+    // The customer-derived internal list: one customer marked BLACK, whose name the INTERNAL_LIST hits carry.
+    const black: BlackCustomer = { customerExtId: uniqueId('fault-black'), firstName: 'Corvin', lastName: 'Haldemere' };
+    await eventually(
+      async () => {
+        const res = await cluster.fetch('/core-ws-rest/customer', {
+          method: 'POST',
+          token,
+          body: JSON.stringify({
+            communicationNumber: `${black.customerExtId}-import`,
+            requester: 'fault-suite',
+            businessUnit: 'DEMO',
+            action: 'CREATE',
+            customerStatus: 'ACTIVE',
+            customerExtId: black.customerExtId,
+            sourceOfRiskLevel: 'IMPORT',
+            riskLevel: 'HIGH',
+            riskManagementCategory: 'IND',
+            entityType: 'INDIVIDUAL',
+            firstName: black.firstName,
+            lastName: black.lastName,
+            listPurpose: 'BLACK',
+          }),
+        });
+        return res.status === 200;
+      },
+      60000,
+      'the BLACK customer imported',
+    );
+    profiles = screeningProfiles(black);
+    await checkScreeningProfiles(cluster, token, [...profiles.hits, ...profiles.clean]);
     h = {
       mode: MODE,
       cluster,
       receiver,
-      token: await localToken({ expiresInSec: 4 * 3600 }),
+      token,
       db: await cluster.db(),
       messaging,
       logger,
+      // Each scenario tails the logs while it settles and checks (a reader polls the broker every 100 ms).
+      log: () => new LogTail<CustomerEvent>(messaging, logger, messaging.topics.customerEvents, `${NAMESPACE}.fault-reader`),
+      opLog: () => new LogTail<OperationTopicEvent>(messaging, logger, messaging.topics.operationEvents, `${NAMESPACE}.fault-op-reader`),
       replayEnv: { ...stackEnv, TOPIC_PREFIX: `${NAMESPACE}.`, MONGODB_DB: cluster.dbName, TOPIC_PARTITIONS: '3', TOPIC_REPLICATION_FACTOR: '1' },
       settleMs: P.settleMs,
       routed: (e) => e.type === 'RiskAssessed',
+      operations: P.operations,
+      requestedBy: 'e2e-test',
     };
   }, 300000);
 
@@ -87,10 +133,23 @@ describe(`fault suite (${MODE})`, () => {
     await receiver.stop();
   }, 120000);
 
-  const load = { requests: P.requests, maxRequests: 2 * P.requests, concurrency: P.concurrency, ratePerSecond: P.rate, evaluateShare: evaluation ? 0.5 : 0, giveUpAfterMs: 180000 };
+  const load = {
+    requests: P.requests,
+    maxRequests: 2 * P.requests,
+    concurrency: P.concurrency,
+    ratePerSecond: P.rate,
+    evaluateShare: evaluation ? 0.5 : 0,
+    giveUpAfterMs: 180000,
+    // Read when the first scenario runs (after beforeAll has checked the names).
+    get screening() {
+      return { every: SCREEN_EVERY, ...profiles };
+    },
+  };
   const report = (r: Awaited<ReturnType<typeof runScenario>>) => {
     // The figures are the point of the suite: printed, and asserted only for loss, doubling and problems.
-    process.stdout.write(`${JSON.stringify({ scenario: r.scenario, accepted: r.accepted, httpRequests: r.httpRequests, statuses: r.statuses, faults: r.faults.length, lost: r.lost, doubled: r.doubled, callbacks: r.callbacks, problems: r.problems.length })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ scenario: r.scenario, accepted: r.accepted, httpRequests: r.httpRequests, statuses: r.statuses, faults: r.faults.length, lost: r.lost, doubled: r.doubled, callbacks: r.callbacks, screening: r.screening, operations: r.operations, problems: r.problems.length })}\n`,
+    );
     expect(r.problems).toEqual([]);
     expect({ lost: r.lost, doubled: r.doubled }).toEqual({ lost: 0, doubled: 0 });
   };

@@ -22,7 +22,7 @@ if ! command -v pnpm >/dev/null 2>&1; then
   for dir in "$ROOT"/.tools/pnpm-*/node_modules/.bin; do [ -x "$dir/pnpm" ] && PATH="$dir:$PATH"; done
 fi
 command -v pnpm >/dev/null 2>&1 || { echo "error: pnpm not found; run 'pnpm setup' first" >&2; exit 1; }
-for svc in customer projector callback ingress; do
+for svc in customer projector callback screening archive ingress; do
   [ -f "services/$svc/dist/main.js" ] || { echo "error: services/$svc/dist is missing: run 'pnpm build' first" >&2; exit 1; }
 done
 
@@ -42,7 +42,7 @@ cleanup() {
   # Services of the fault namespace a crashed run left behind go before their stack does.
   node -e '
     const l = require(process.argv[1]);
-    (async () => { for (const s of ["ingress", "callback", "evaluation", "projector", "customer"]) await l.stopService(s, { namespace: "fault" }); })()
+    (async () => { for (const s of ["ingress", "callback", "archive", "screening", "evaluation", "projector", "customer"]) await l.stopService(s, { namespace: "fault" }); })()
       .catch((e) => { console.error(e.message); process.exit(1); });
   ' "$ROOT/deploy/local/services.cjs" || true
   if [ "$started_stack" -eq 1 ]; then

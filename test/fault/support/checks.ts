@@ -5,38 +5,69 @@ import type { Db } from 'mongodb';
 import type { Logger } from '@crs/runtime';
 import { StreamReader, type Messaging } from '@crs/messaging';
 import type { CustomerEvent } from '@crs/contracts';
-import { OwnedCollections, ProjectionCatalog, ProjectionNames } from '@crs/store';
+import { CustomerProjectionNames, OwnedCollections, ProjectionCatalog } from '@crs/store';
 import { ROOT, type TestReceiver } from '@crs/testing';
-import type { RequestKind, RequestRecord } from './load';
+import type { RequestRecord } from './load';
 
 const run = promisify(execFile);
 
-/** The events one accepted new-customer import must leave in the log, in order. */
-export const EXPECTED_TYPES: Record<RequestKind, string[]> = {
-  IMPORT: ['CustomerCreated', 'CustomerStatusChanged', 'RiskAssessed'],
-  EVALUATE: ['CustomerCreated', 'CustomerStatusChanged', 'RiskEvaluationRequested', 'RiskAssessed'],
+/**
+ * The events one accepted new-customer import must leave in the log: the import's own decision in
+ * order (`decided`), then the reactors' answers in any order (`answered`: the assessment of an
+ * EVALUATE import, one screening result per requested list).
+ */
+export function expectedEvents(rec: RequestRecord): { decided: string[]; answered: string[] } {
+  const screen = rec.screening ? rec.screening.lists.map(() => 'ScreeningCompleted') : [];
+  const requested = rec.screening ? ['ScreeningRequested'] : [];
+  return rec.kind === 'IMPORT'
+    ? { decided: ['CustomerCreated', 'CustomerStatusChanged', 'RiskAssessed', ...requested], answered: screen }
+    : { decided: ['CustomerCreated', 'CustomerStatusChanged', 'RiskEvaluationRequested', ...requested], answered: ['RiskAssessed', ...screen] };
+}
+
+const expectedCount = (rec: RequestRecord) => {
+  const e = expectedEvents(rec);
+  return e.decided.length + e.answered.length;
 };
 
-/** Reads the namespace's event log from the beginning to its end (committed events only). */
-export async function readLog(messaging: Messaging, logger: Logger, groupPrefix: string): Promise<CustomerEvent[]> {
-  const events: CustomerEvent[] = [];
-  const reader = new StreamReader<CustomerEvent>({
-    kafka: messaging.kafka,
-    serde: messaging.serde,
-    logger,
-    topic: messaging.topics.customerEvents,
-    groupPrefix,
-    onMessage: (m) => {
-      events.push(m.value);
-    },
-  });
-  await reader.start();
-  try {
-    await reader.waitUntilCaughtUp();
-  } finally {
-    await reader.stop();
+/**
+ * A topic of the namespace read from its beginning for the whole suite by one reader (committed
+ * messages only), so that settling never re-reads the whole log. A message the reader sees again after
+ * it restarted itself (a broker outage) counts once: it is the same partition and offset.
+ */
+export class LogTail<T> {
+  private readonly seen = new Set<string>();
+  private readonly events: T[] = [];
+  private readonly reader: StreamReader<T>;
+
+  constructor(messaging: Messaging, logger: Logger, topic: string, groupPrefix: string) {
+    this.reader = new StreamReader<T>({
+      kafka: messaging.kafka,
+      serde: messaging.serde,
+      logger,
+      topic,
+      groupPrefix,
+      onMessage: (m) => {
+        const key = `${m.partition}:${m.offset}`;
+        if (this.seen.has(key)) return;
+        this.seen.add(key);
+        this.events.push(m.value);
+      },
+    });
   }
-  return events;
+
+  start(): Promise<void> {
+    return this.reader.start();
+  }
+
+  /** Everything committed to the topic up to now, in log order per partition. */
+  async read(): Promise<T[]> {
+    await this.reader.waitUntilCaughtUp();
+    return [...this.events];
+  }
+
+  stop(): Promise<void> {
+    return this.reader.stop();
+  }
 }
 
 export function byCorrelation(log: CustomerEvent[]): Map<string, CustomerEvent[]> {
@@ -51,7 +82,7 @@ export function byCorrelation(log: CustomerEvent[]): Map<string, CustomerEvent[]
 
 /** Whether the log holds the complete set of events for this request (so the reactors are done with it). */
 export function complete(rec: RequestRecord, events: CustomerEvent[] | undefined): boolean {
-  return (events?.length ?? 0) >= EXPECTED_TYPES[rec.kind].length;
+  return (events?.length ?? 0) >= expectedCount(rec);
 }
 
 export interface LogVerdict {
@@ -78,7 +109,8 @@ export function verifyLog(records: RequestRecord[], log: CustomerEvent[]): LogVe
   for (const rec of records) {
     const events = grouped.get(rec.comm) ?? [];
     const types = events.map((e) => e.type);
-    const expected = EXPECTED_TYPES[rec.kind];
+    const { decided, answered } = expectedEvents(rec);
+    const expected = [...decided, ...answered];
     if (events.length === 0) {
       if (rec.accepted) verdict.lost.push(rec.comm);
       continue;
@@ -86,18 +118,117 @@ export function verifyLog(records: RequestRecord[], log: CustomerEvent[]): LogVe
     if (!rec.accepted) verdict.doneWithout200++;
     const versions = events.map((e) => e.streamVersion);
     const assessed = events.filter((e) => e.type === 'RiskAssessed');
-    if (events.length > expected.length || assessed.length > 1 || new Set(events.map((e) => e.streamId)).size > 1) {
+    const perList = new Map<string, number>();
+    for (const e of events) if (e.type === 'ScreeningCompleted') perList.set(e.data.list, (perList.get(e.data.list) ?? 0) + 1);
+    const sorted = (a: string[]) => [...a].sort().join(',');
+    if (
+      events.length > expected.length ||
+      assessed.length > 1 ||
+      [...perList.values()].some((n) => n > 1) ||
+      new Set(events.map((e) => e.streamId)).size > 1
+    ) {
       verdict.doubled.push(rec.comm);
       verdict.problems.push(`${rec.comm}: doubled: ${types.join(',')}`);
-    } else if (types.join(',') !== expected.join(',') || versions.join(',') !== expected.map((_, i) => i + 1).join(',')) {
+    } else if (
+      types.slice(0, decided.length).join(',') !== decided.join(',') ||
+      sorted(types.slice(decided.length)) !== sorted(answered) ||
+      versions.join(',') !== expected.map((_, i) => i + 1).join(',')
+    ) {
       if (rec.accepted) verdict.lost.push(rec.comm);
-      verdict.problems.push(`${rec.comm}: expected ${expected.join(',')} at 1..${expected.length}, got ${types.join(',')} at ${versions.join(',')}`);
+      verdict.problems.push(`${rec.comm}: expected ${decided.join(',')} then {${answered.join(',')}} at 1..${expected.length}, got ${types.join(',')} at ${versions.join(',')}`);
     } else {
       const source = (assessed[0]!.data as { assessment: { source: string } }).assessment.source;
       if (source !== rec.kind) verdict.problems.push(`${rec.comm}: assessment source ${source}, expected ${rec.kind}`);
     }
   }
   return verdict;
+}
+
+export interface ScreeningVerdict {
+  /** Accepted imports that asked for screening. */
+  customers: number;
+  /** Screening results (ScreeningCompleted) checked against their expected outcome. */
+  results: number;
+  /** Of those, the known hits found on their list with the expected entry. */
+  hits: number;
+  /** Requested lists of accepted imports without a result in the log. */
+  missing: number;
+  /** Requested lists with more than one result (or more than one screening request per import). */
+  doubled: number;
+  /** Results whose outcome is wrong: a known hit without its entry, a clean name with a match. */
+  wrong: number;
+  problems: string[];
+}
+
+interface ScreeningDoc {
+  _id: string;
+  communicationNumber: string;
+  list: string;
+  matched: boolean;
+  hits: { source: string; entryId: string }[];
+}
+
+/**
+ * Customer by customer, for every import that asked for screening: exactly one screening request and
+ * exactly one result per requested list in the log (none after a kill or an outage twice), the known
+ * hits matched on their list with the expected entry, every other requested list (and every clean
+ * name) without a match, and the screenings read model holding that one result per list.
+ */
+export async function verifyScreening(db: Db, records: RequestRecord[], log: CustomerEvent[]): Promise<ScreeningVerdict> {
+  const v: ScreeningVerdict = { customers: 0, results: 0, hits: 0, missing: 0, doubled: 0, wrong: 0, problems: [] };
+  const screened = records.filter((r) => r.screening);
+  const grouped = byCorrelation(log);
+  const docs = await (await new ProjectionCatalog(db).collection<ScreeningDoc>('screenings'))
+    .find({ communicationNumber: { $in: screened.map((r) => r.comm) } })
+    .toArray();
+  const docsOf = new Map<string, ScreeningDoc[]>();
+  for (const d of docs) docsOf.set(d.communicationNumber, [...(docsOf.get(d.communicationNumber) ?? []), d]);
+  for (const rec of screened) {
+    const events = grouped.get(rec.comm) ?? [];
+    if (!rec.accepted && events.length === 0) continue;
+    const profile = rec.screening!;
+    if (rec.accepted) v.customers++;
+    const requests = events.filter((e) => e.type === 'ScreeningRequested');
+    if (requests.length > 1) {
+      v.doubled += requests.length - 1;
+      v.problems.push(`${rec.comm}: ${requests.length} screening requests`);
+    }
+    const results = events.filter((e): e is Extract<CustomerEvent, { type: 'ScreeningCompleted' }> => e.type === 'ScreeningCompleted');
+    for (const r of results) {
+      if (!profile.lists.includes(r.data.list as never)) v.problems.push(`${rec.comm}: a result for ${r.data.list}, which it never asked for`);
+    }
+    for (const list of profile.lists) {
+      const mine = results.filter((r) => r.data.list === list);
+      if (mine.length === 0) {
+        if (rec.accepted) v.missing++;
+        v.problems.push(`${rec.comm} (${profile.id}): no ${list} screening result in the log`);
+        continue;
+      }
+      if (mine.length > 1) {
+        v.doubled += mine.length - 1;
+        v.problems.push(`${rec.comm} (${profile.id}): ${mine.length} ${list} screening results`);
+      }
+      const result = mine[0]!;
+      v.results++;
+      if (profile.hit?.list === list) {
+        const own = result.data.hits.find((h) => h.source === profile.hit!.source && h.entryId === profile.hit!.entryId);
+        if (result.data.matched && own && (own.subject ?? 'CUSTOMER') === 'CUSTOMER') v.hits++;
+        else {
+          v.wrong++;
+          v.problems.push(`${rec.comm} (${profile.id}): ${list} matched=${result.data.matched} without ${profile.hit.source} ${profile.hit.entryId} among ${result.data.hits.length} hits`);
+        }
+      } else if (result.data.matched || result.data.hits.length > 0) {
+        v.wrong++;
+        v.problems.push(`${rec.comm} (${profile.id}): ${list} should be clean, got ${result.data.hits.map((h) => `${h.source}:${h.entryId}`).join(',')}`);
+      }
+      // The read model holds that one result (its document id is the event id).
+      const projected = (docsOf.get(rec.comm) ?? []).filter((d) => d.list === list);
+      if (projected.length !== mine.length || projected[0]?._id !== result.eventId || projected[0]?.matched !== result.data.matched) {
+        v.problems.push(`${rec.comm} (${profile.id}): ${projected.length} ${list} documents in the screenings read model for ${mine.length} results`);
+      }
+    }
+  }
+  return v;
 }
 
 /** Exactly one assessment document per request in the projection, with the level source it asked for. */
@@ -181,11 +312,15 @@ function canonical(value: unknown): string {
   );
 }
 
-/** Live read models, sorted, per projection. */
+/**
+ * Live read models, sorted, per projection the replay rebuilds: customers, assessments, screenings,
+ * communication_events. (operations and alerts belong to the archive service and its own log: see
+ * verifyOperations.)
+ */
 async function snapshot(db: Db): Promise<Record<string, unknown[]>> {
   const catalog = new ProjectionCatalog(db);
   const out: Record<string, unknown[]> = {};
-  for (const n of ProjectionNames) out[n] = await db.collection(await catalog.activeName(n)).find({}).sort({ _id: 1 }).toArray();
+  for (const n of CustomerProjectionNames) out[n] = await db.collection(await catalog.activeName(n)).find({}).sort({ _id: 1 }).toArray();
   return out;
 }
 
@@ -193,7 +328,10 @@ async function snapshot(db: Db): Promise<Record<string, unknown[]>> {
  * Rebuilds every projection from the log with the replay CLI (fresh collections, then swapped in) and
  * compares them with the live ones taken just before: a projection that skipped or doubled an event differs.
  */
-export async function verifyProjectionsEqualReplay(db: Db, env: Record<string, string>): Promise<{ differences: string[]; documents: number }> {
+export async function verifyProjectionsEqualReplay(
+  db: Db,
+  env: Record<string, string>,
+): Promise<{ differences: string[]; documents: number; perProjection: Record<string, number> }> {
   const live = await snapshot(db);
   await run(process.execPath, [join(ROOT, 'services/projector/dist/cli/replay.js')], {
     env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
@@ -203,10 +341,12 @@ export async function verifyProjectionsEqualReplay(db: Db, env: Record<string, s
   const rebuilt = await snapshot(db);
   const differences: string[] = [];
   let documents = 0;
-  for (const n of ProjectionNames) {
+  const perProjection: Record<string, number> = {};
+  for (const n of CustomerProjectionNames) {
     const a = live[n]!;
     const b = rebuilt[n]!;
     documents += a.length;
+    perProjection[n] = a.length;
     if (a.length !== b.length) differences.push(`${n}: ${a.length} live documents, ${b.length} after replay`);
     const ids = new Set(a.map((d) => String((d as { _id: unknown })._id)));
     for (const doc of b) if (!ids.has(String((doc as { _id: unknown })._id))) differences.push(`${n}: ${String((doc as { _id: unknown })._id)} only after replay`);
@@ -218,5 +358,5 @@ export async function verifyProjectionsEqualReplay(db: Db, env: Record<string, s
       else if (other !== canonical(doc)) differences.push(`${n}: ${id} differs`);
     }
   }
-  return { differences: differences.slice(0, 50), documents };
+  return { differences: differences.slice(0, 50), documents, perProjection };
 }

@@ -1,5 +1,6 @@
 import { uniqueId, type TestCluster } from '@crs/testing';
 import { ErrorCodes } from '@crs/contracts';
+import type { ScreeningProfile } from './screening-fixtures';
 
 export type RequestKind = 'IMPORT' | 'EVALUATE';
 
@@ -8,6 +9,8 @@ export interface RequestRecord {
   comm: string;
   customerExtId: string;
   kind: RequestKind;
+  /** The screening the import asks for (initializeScreeningProcesses) and the outcome it must have. */
+  screening?: ScreeningProfile;
   statuses: number[];
   accepted: boolean;
   /** 503 answers that carried a Retry-After header. */
@@ -25,6 +28,11 @@ export interface LoadOptions {
   ratePerSecond: number;
   /** Share of EVALUATE imports (the evaluation service answers them), the rest are IMPORT. */
   evaluateShare: number;
+  /**
+   * Every `every`-th import asks for screening, alternately with a known-hit name (rotating through
+   * `hits`, always an IMPORT: a match of an EVALUATE customer re-evaluates it) and a clean one.
+   */
+  screening?: { every: number; hits: ScreeningProfile[]; clean: ScreeningProfile[] };
   /** How long a client keeps retrying one request after 503 (honouring Retry-After, at most 2 s). */
   giveUpAfterMs: number;
   /** Resolves when the fault schedule is done; the load keeps going (up to maxRequests) until then. */
@@ -48,18 +56,40 @@ function body(rec: RequestRecord, i: number): Record<string, unknown> {
     customerStatus: 'ACTIVE',
     customerExtId: rec.customerExtId,
   };
+  const level = rec.kind === 'IMPORT' ? { sourceOfRiskLevel: 'IMPORT', riskLevel: 'LOW' } : { sourceOfRiskLevel: 'EVALUATE' };
+  const s = rec.screening;
+  if (s) {
+    return {
+      ...common,
+      ...level,
+      riskManagementCategory: 'IND',
+      entityType: 'INDIVIDUAL',
+      firstName: s.firstName,
+      lastName: s.lastName,
+      ...(s.country ? { citizenshipCountry: s.country } : rec.kind === 'EVALUATE' ? { citizenshipCountry: 'LT' } : {}),
+      initializeScreeningProcesses: s.lists,
+    };
+  }
   if (rec.kind === 'IMPORT') {
-    return { ...common, sourceOfRiskLevel: 'IMPORT', riskLevel: 'LOW', entityType: 'ORGANIZATION', title: `Fault Org ${i}` };
+    return { ...common, ...level, entityType: 'ORGANIZATION', title: `Fault Org ${i}` };
   }
   return {
     ...common,
-    sourceOfRiskLevel: 'EVALUATE',
+    ...level,
     riskManagementCategory: 'IND',
     entityType: 'INDIVIDUAL',
     firstName: 'Ann',
     lastName: `Fault ${i}`,
     citizenshipCountry: 'LT',
   };
+}
+
+/** Which screening request i makes, if any (see LoadOptions.screening). */
+function screeningOf(i: number, opts: LoadOptions): ScreeningProfile | undefined {
+  const sc = opts.screening;
+  if (!sc || sc.every < 1 || i % sc.every !== sc.every - 1) return undefined;
+  const n = Math.floor(i / sc.every);
+  return n % 2 === 0 ? sc.hits[(n / 2) % sc.hits.length] : sc.clean[((n - 1) / 2) % sc.clean.length];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -132,10 +162,12 @@ export async function runLoad(cluster: TestCluster, token: string, prefix: strin
       const due = started + (i * 1000) / opts.ratePerSecond;
       if (due > Date.now()) await sleep(due - Date.now());
       const comm = uniqueId(`${prefix}${i}`);
+      const screening = screeningOf(i, opts);
       const rec: RequestRecord = {
         comm,
         customerExtId: `fault-${comm}`,
-        kind: (i * 7919) % 100 < opts.evaluateShare * 100 ? 'EVALUATE' : 'IMPORT',
+        kind: !screening?.hit && (i * 7919) % 100 < opts.evaluateShare * 100 ? 'EVALUATE' : 'IMPORT',
+        ...(screening ? { screening } : {}),
         statuses: [],
         accepted: false,
         retryAfterSeen: 0,

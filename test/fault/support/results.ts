@@ -19,7 +19,22 @@ export interface ScenarioResult {
   doubled: number;
   doneWithout200: number;
   callbacks: { distinct: number; missing: number; doubled: number; redeliveredAfterCrashWindow: number };
+  /** Imports that asked for screening, the results checked (one per requested list), the known hits found. */
+  screening: { customers: number; results: number; hits: number; missing: number; doubled: number; wrong: number };
+  /** Upstream operations sent (each published twice), archived through the ingress, and the archive requests. */
+  operations: {
+    sent: number;
+    archived: number;
+    httpRequests: number;
+    statuses: Record<string, number>;
+    lost: number;
+    doubled: number;
+    /** Operation documents compared with the fold of the operation log. */
+    documents: number;
+  };
+  /** Documents of the projections compared with the replay (customers, assessments, screenings, communication_events). */
   projectionDocuments: number;
+  projectionCounts: Record<string, number>;
   projectionDifferences: number;
   problems: string[];
 }

@@ -3,11 +3,21 @@ import { join } from 'node:path';
 import type { Db } from 'mongodb';
 import type { Logger } from '@crs/runtime';
 import type { Messaging } from '@crs/messaging';
-import type { CustomerEvent } from '@crs/contracts';
+import type { CustomerEvent, OperationTopicEvent } from '@crs/contracts';
 import { ProjectionCatalog } from '@crs/store';
 import { ROOT, eventually, type TestCluster, type TestReceiver } from '@crs/testing';
-import { runLoad, type LoadOptions } from './load';
-import { byCorrelation, complete, readLog, verifyAssessments, verifyCallbacks, verifyLog, verifyProjectionsEqualReplay } from './checks';
+import { runLoad, type LoadOptions, type RequestRecord } from './load';
+import {
+  byCorrelation,
+  complete,
+  verifyAssessments,
+  verifyCallbacks,
+  verifyLog,
+  verifyProjectionsEqualReplay,
+  verifyScreening,
+  type LogTail,
+} from './checks';
+import { OperationsDriver, operationsSettled, verifyOperations, type OperationRecord } from './operations';
 import { writeResult, type ScenarioResult } from './results';
 
 export interface Harness {
@@ -18,12 +28,19 @@ export interface Harness {
   db: Db;
   messaging: Messaging;
   logger: Logger;
+  /** Readers of the customer event log and of the operation event log, from their beginning. */
+  log: () => LogTail<CustomerEvent>;
+  opLog: () => LogTail<OperationTopicEvent>;
   /** Settings the replay CLI needs to address this namespace on the fault stack. */
   replayEnv: Record<string, string>;
   /** Bound for the system to settle after the load (all events, projections and callbacks). */
   settleMs: number;
   /** Which events the receiver is subscribed to (the endpoint's eventTypes). */
   routed: (e: CustomerEvent) => boolean;
+  /** Upstream operations per scenario (half of them archived through the ingress while the faults happen); 0 = none. */
+  operations: number;
+  /** The token subject an archive is recorded with (OperationArchived.requestedBy). */
+  requestedBy: string;
 }
 
 /** What a fault schedule can wait for and report. */
@@ -44,6 +61,23 @@ export interface ScenarioSpec {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Polls `probe` every `intervalMs` until it holds or the deadline passes. Settling looks once a second
+ * and cheaply (the log is tailed, the projection is counted without a filter): on FerretDB v1 (SQLite)
+ * a filtered count is a scan that competes with the projector it waits for.
+ */
+async function settled(probe: () => Promise<boolean>, deadline: number, intervalMs: number): Promise<boolean> {
+  for (;;) {
+    try {
+      if (await probe()) return true;
+    } catch {
+      // A store or broker that is still coming back: look again.
+    }
+    if (Date.now() + intervalMs > deadline) return false;
+    await sleep(intervalMs);
+  }
+}
 
 /** Pids of the namespace's service processes, from services.cjs's pid files (a restart changes them). */
 export function servicePids(namespace: string, names: readonly string[]): Record<string, number | undefined> {
@@ -69,17 +103,24 @@ export async function runScenario(h: Harness, spec: ScenarioSpec): Promise<Scena
   const faults: string[] = [];
   const waiters: { n: number; resolve: () => void }[] = [];
   let acceptedNow = 0;
+  const faultListeners: (() => void)[] = [];
   const ctl: FaultControl = {
     acceptedAtLeast: (n) =>
       n <= acceptedNow ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve })),
     injected: (what) => {
       faults.push(`${what} at ${ctl.elapsedSeconds()}s`);
+      for (const l of faultListeners) l();
     },
     elapsedSeconds: () => Math.round((Date.now() - started) / 100) / 10,
   };
   let faultError: unknown;
   const faultsDone = spec.faults(ctl).catch((err: unknown) => {
     faultError = err;
+  });
+  const ops = new OperationsDriver(h.cluster, h.messaging, h.token, h.logger, `${spec.name}-`, spec.load.giveUpAfterMs);
+  let opsError: unknown;
+  const opsDone = driveOperations(ops, h.operations, spec.load.requests, ctl, (l) => faultListeners.push(l), faultsDone).catch((err: unknown) => {
+    opsError = err;
   });
   const load = await runLoad(h.cluster, h.token, `${spec.name}-`, {
     ...spec.load,
@@ -95,35 +136,65 @@ export async function runScenario(h: Harness, spec: ScenarioSpec): Promise<Scena
   // A schedule still waiting for a progress mark the load can no longer reach is released.
   for (const w of waiters.splice(0)) w.resolve();
   await faultsDone;
+  await opsDone;
+  await ops.close();
   const problems: string[] = [];
   if (faultError) problems.push(`fault schedule failed: ${String(faultError)}`);
-  const records = load.records;
-  const accepted = records.filter((r) => r.accepted);
+  if (opsError) problems.push(`operations schedule failed: ${String(opsError)}`);
 
   // Settle: every request that reached the log has its complete set (the reactors answered), the
-  // projector has applied all of them, and the receiver has every callback.
+  // projector has applied all of them, and the receiver has every callback; then the checks.
   const settleDeadline = Date.now() + h.settleMs;
+  const logTail = h.log();
+  const opTail = h.opLog();
+  await logTail.start();
+  await opTail.start();
+  try {
+    return await settleAndCheck(h, spec, { started, faults, records: load.records, byStatus: load.byStatus, httpRequests: load.httpRequests, ops, problems, settleDeadline, logTail, opTail });
+  } finally {
+    await logTail.stop();
+    await opTail.stop();
+  }
+}
+
+async function settleAndCheck(
+  h: Harness,
+  spec: ScenarioSpec,
+  s: {
+    started: number;
+    faults: string[];
+    records: RequestRecord[];
+    byStatus: Record<string, number>;
+    httpRequests: number;
+    ops: OperationsDriver;
+    problems: string[];
+    settleDeadline: number;
+    logTail: LogTail<CustomerEvent>;
+    opTail: LogTail<OperationTopicEvent>;
+  },
+): Promise<ScenarioResult> {
+  const { started, faults, records, ops, problems, settleDeadline } = s;
+  const load = { byStatus: s.byStatus, httpRequests: s.httpRequests };
+  const accepted = records.filter((r) => r.accepted);
   let log: CustomerEvent[] = [];
-  const logSettled = await eventually(
+  const logSettled = await settled(
     async () => {
-      log = await readLog(h.messaging, h.logger, `${h.cluster.namespace}.fault-reader`);
+      log = await s.logTail.read();
       const grouped = byCorrelation(log);
       return records.every((r) => (r.accepted ? complete(r, grouped.get(r.comm)) : !grouped.has(r.comm) || complete(r, grouped.get(r.comm))));
     },
-    Math.max(1000, settleDeadline - Date.now()),
-    'complete event sets in the log',
-  ).catch(() => false);
+    settleDeadline,
+    1000,
+  );
   if (!logSettled) problems.push('the log did not settle in time (incomplete event sets)');
 
   const comms = records.map((r) => r.comm);
   const commSet = new Set(comms);
   const ours = log.filter((e) => commSet.has(e.correlationId));
+  // Every event of the log (of every scenario so far) is one communication_events document: the
+  // projector has caught up when the collection is as long as the log (an unfiltered count, no scan).
   const events = await new ProjectionCatalog(h.db).collection('communication_events');
-  const projected = await eventually(
-    async () => (await events.countDocuments({ communicationNumber: { $in: comms } })) >= ours.length,
-    Math.max(1000, settleDeadline - Date.now()),
-    'projection of every event',
-  ).catch(() => false);
+  const projected = await settled(async () => (await events.estimatedDocumentCount()) >= log.length, settleDeadline, 1000);
   if (!projected) problems.push('the projector did not catch up in time');
 
   const acceptedIds = new Set(accepted.map((r) => r.comm));
@@ -137,6 +208,9 @@ export async function runScenario(h: Harness, spec: ScenarioSpec): Promise<Scena
     'every callback',
   ).catch(() => problems.push('not every callback arrived in time'));
 
+  const opsSettled = await settled(() => operationsSettled(h.db, ops.records), settleDeadline, 1000);
+  if (!opsSettled) problems.push('the operations read model did not settle in time');
+
   const logVerdict = verifyLog(records, log);
   problems.push(...logVerdict.problems.slice(0, 20));
   if (logVerdict.duplicateEventIds > 0) problems.push(`${logVerdict.duplicateEventIds} event ids occur twice in the log`);
@@ -145,6 +219,21 @@ export async function runScenario(h: Harness, spec: ScenarioSpec): Promise<Scena
   problems.push(...cb.problems.slice(0, 20));
   if (cb.missing > 0) problems.push(`${cb.missing} callbacks of accepted requests never arrived`);
   if (cb.unknown > 0) problems.push(`${cb.unknown} callbacks for events not in the log`);
+  const screening = await verifyScreening(h.db, records, log);
+  problems.push(...screening.problems.slice(0, 20));
+  const opLog = await s.opTail.read();
+  const opVerdict = await verifyOperations(h.db, ops.records, opLog, h.requestedBy);
+  problems.push(...opVerdict.problems.slice(0, 20));
+  const opFigures = ops.figures();
+  for (const [s, n] of Object.entries(opFigures.statuses).filter(([s]) => !['200', '404', '503'].includes(s))) {
+    problems.push(`${n} archive answers with status ${s}`);
+  }
+  const opWithout = ops.records.reduce((n, r) => n + r.archiveStatuses.filter((s) => s === 503).length - r.retryAfterSeen, 0);
+  if (opWithout > 0) problems.push(`${opWithout} archive answers 503 without Retry-After`);
+  const notArchived = ops.records.filter((r) => r.archive && !r.archived).length;
+  if (notArchived > 0) problems.push(`${notArchived} operations never archived within the client's retry budget`);
+  const unpublished = ops.records.filter((r) => !r.published).length;
+  if (unpublished > 0) problems.push(`${unpublished} operations never acknowledged by the broker`);
   const replay = await verifyProjectionsEqualReplay(h.db, h.replayEnv);
   problems.push(...replay.differences.slice(0, 20));
   if (spec.extraChecks) problems.push(...(await spec.extraChecks()));
@@ -159,8 +248,9 @@ export async function runScenario(h: Harness, spec: ScenarioSpec): Promise<Scena
   const gaveUp = records.filter((r) => !r.accepted).length;
   if (gaveUp > 0) problems.push(`${gaveUp} requests never accepted within the client's retry budget`);
 
-  const lost = logVerdict.lost.length + cb.missing;
-  const doubled = logVerdict.doubled.length + logVerdict.duplicateEventIds + cb.doubled;
+  // Each check counts in its own unit: requests, callbacks, screening results, operations.
+  const lost = logVerdict.lost.length + cb.missing + screening.missing + opVerdict.lost;
+  const doubled = logVerdict.doubled.length + logVerdict.duplicateEventIds + cb.doubled + screening.doubled + opVerdict.doubled;
   const result: ScenarioResult = {
     scenario: spec.name,
     mode: h.mode,
@@ -175,10 +265,62 @@ export async function runScenario(h: Harness, spec: ScenarioSpec): Promise<Scena
     doubled,
     doneWithout200: logVerdict.doneWithout200,
     callbacks: { distinct: cb.distinctAccepted, missing: cb.missing, doubled: cb.doubled, redeliveredAfterCrashWindow: cb.redeliveredAfterCrashWindow },
+    screening: {
+      customers: screening.customers,
+      results: screening.results,
+      hits: screening.hits,
+      missing: screening.missing,
+      doubled: screening.doubled,
+      wrong: screening.wrong,
+    },
+    operations: {
+      sent: ops.records.length,
+      archived: opVerdict.archived,
+      httpRequests: opFigures.httpRequests,
+      statuses: opFigures.statuses,
+      lost: opVerdict.lost,
+      doubled: opVerdict.doubled,
+      documents: opVerdict.documents,
+    },
     projectionDocuments: replay.documents,
+    projectionCounts: replay.perProjection,
     projectionDifferences: replay.differences.length,
     problems,
   };
   writeResult(result);
   return result;
+}
+
+/**
+ * The operations schedule of a scenario: half of the operations are published at once, the other half
+ * once a third of the requests were accepted (each twice: an upstream redelivery); every other one is
+ * archived, one right after each injected fault (a service just killed, the broker or the database
+ * just stopped, the receiver failing), the rest once the faults are over; every second archive is
+ * requested twice.
+ */
+async function driveOperations(
+  ops: OperationsDriver,
+  count: number,
+  requests: number,
+  ctl: FaultControl,
+  onFault: (listener: () => void) => void,
+  faultsDone: Promise<unknown>,
+): Promise<void> {
+  if (count <= 0) return;
+  const queue: OperationRecord[] = [];
+  const archives: Promise<void>[] = [];
+  let n = 0;
+  const archiveNext = () => {
+    const rec = queue.shift();
+    if (rec) archives.push(ops.archive(rec, n++ % 2 === 1));
+  };
+  onFault(archiveNext);
+  const enqueue = (batch: OperationRecord[]) => queue.push(...batch.filter((r) => r.archive && r.published));
+  const firstHalf = Math.ceil(count / 2);
+  enqueue(await ops.publish(firstHalf));
+  await ctl.acceptedAtLeast(Math.floor(requests / 3));
+  enqueue(await ops.publish(count - firstHalf));
+  await faultsDone;
+  while (queue.length > 0) archiveNext();
+  await Promise.all(archives);
 }
