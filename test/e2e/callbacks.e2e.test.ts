@@ -7,10 +7,12 @@ describe('callbacks', () => {
   const demo = new TestReceiver();
   const other = new TestReceiver();
   let token: string;
+  let demoPort = 0;
+  let otherPort = 0;
 
   beforeAll(async () => {
-    const demoPort = await demo.start(0);
-    const otherPort = await other.start(0);
+    demoPort = await demo.start(0);
+    otherPort = await other.start(0);
     cluster.routeCallbacks({ DEMO: `http://127.0.0.1:${demoPort}/cb`, OTHER: `http://127.0.0.1:${otherPort}/cb` });
     await cluster.dropDatabase();
     await cluster.start();
@@ -113,5 +115,30 @@ describe('callbacks', () => {
     expect(log.status).toBe(403);
     const noScope = await localToken({ businessUnits: ['DEMO'], scopes: ['customers:read'] });
     expect((await cluster.fetch('/api/callbacks/deliveries?businessUnit=DEMO&communicationNumber=x', { token: noScope })).status).toBe(403);
+  });
+  it('after a routing change and a restart, a redelivered callback goes to the endpoint\'s new URL', async () => {
+    demo.mode = { kind: 'fail', status: 503 };
+    const comm = await importCustomer('DEMO');
+    await eventually(async () => {
+      const d = await deliveries('DEMO', comm);
+      return d.length === 3 && d.every((x) => x.status === 'dead');
+    }, 90000, 'dead letters at the old URL');
+    const moved = new TestReceiver();
+    const movedPort = await moved.start(0);
+    try {
+      await cluster.stopService('callback');
+      cluster.routeCallbacks({ DEMO: `http://127.0.0.1:${movedPort}/cb`, OTHER: `http://127.0.0.1:${otherPort}/cb` });
+      await cluster.startService('callback');
+      const res = await cluster.fetch('/api/callbacks/redeliver', { method: 'POST', token, body: JSON.stringify({ businessUnit: 'DEMO', communicationNumber: comm }) });
+      expect(await res.json()).toEqual({ requeued: 3 });
+      await eventually(async () => moved.acceptedFor(comm).length === 3, 60000, 'redelivered callbacks at the new URL');
+      expect(demo.acceptedFor(comm)).toHaveLength(0);
+    } finally {
+      await cluster.stopService('callback');
+      cluster.routeCallbacks({ DEMO: `http://127.0.0.1:${demoPort}/cb`, OTHER: `http://127.0.0.1:${otherPort}/cb` });
+      await cluster.startService('callback');
+      demo.mode = { kind: 'ok' };
+      await moved.stop();
+    }
   });
 });
