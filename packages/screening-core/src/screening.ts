@@ -1,8 +1,35 @@
 import { ScreeningQueryInvalidError } from './errors';
-import { compareNames, countLinks, requiredLinks, type TokenPair } from './matching/name-score';
+import {
+  addOption,
+  alignable,
+  alignNames,
+  beginOptions,
+  chooseOptions,
+  compareSides,
+  countLinks,
+  explainNames,
+  MIN_TOKEN_SIMILARITY,
+  OPTION_CANDIDATE_COMPOUND,
+  OPTION_QUERY_COMPOUND,
+  OPTION_WORDS,
+  requiredFor,
+  requiredLinks,
+  withCompounds,
+  type NameComparison,
+  type NameSide,
+  type TokenPair,
+} from './matching/name-score';
 import { nameKind, nameTokens, type NameKind } from './matching/normalize';
 import { MAX_QUALIFIER_RAISE, qualify, type QualifierResult } from './matching/qualifiers';
-import { TokenCache, searchKey, tokenSimilarity, type Token } from './matching/token';
+import {
+  makeCompoundToken,
+  searchKey,
+  similarityIfAtLeast,
+  tokenSimilarity,
+  TokenCache,
+  unlinkedSimilarityIfAtLeast,
+  type Token,
+} from './matching/token';
 import type { EntityType, Identifier, ListEntry, ListSnapshot, ListSource, ScreeningList } from './model';
 
 /**
@@ -50,10 +77,10 @@ export interface Hit {
   explanation: HitExplanation;
 }
 
-interface IndexedName {
+/** A list name: its words and compounds, its entry, and the name as listed. */
+interface IndexedName extends NameSide {
   entry: number;
   raw: string;
-  tokens: Token[];
 }
 
 /** Everything a screening needs, built once per set of snapshots. Immutable after {@link buildIndex}. */
@@ -63,11 +90,38 @@ export interface ScreeningIndex {
   >;
   readonly entries: readonly ListEntry[];
   readonly names: readonly IndexedName[];
-  /** Blocking key -> ids of distinct tokens carrying it. */
+  /** Distinct words and compounds of the lists, by id. */
+  readonly tokens: readonly Token[];
+  /** Per id: 1 for a compound of two words of a list name (see {@link NameSide}). */
+  readonly compound: Uint8Array;
+  /**
+   * Word and compound ids of every name from `nameOffset[name]`: its words, then its compounds (-1 where
+   * there is none). The ids key the per-query similarity memo.
+   */
+  readonly nameTokenIds: Int32Array;
+  /** Blocking key -> ids of distinct words (not initials) and compounds carrying it. */
   readonly keyToTokens: ReadonlyMap<string, readonly number[]>;
-  /** Distinct token id -> ids of names containing it. */
-  readonly tokenToNames: readonly (readonly number[])[];
+  /**
+   * Word or compound id -> ids of names containing it (none for initials, which link nothing), flat:
+   * the names of id are `postings[postingStart[id] .. postingStart[id + 1])`. One array, not one per
+   * word, so the blocking walks contiguous memory.
+   */
+  readonly postingStart: Int32Array;
+  readonly postings: Int32Array;
+  /**
+   * Per name, flat, so that screening reads a candidate name's objects only once it scores: words that
+   * are not initials (for the link gate, requiredLinks; capped at 255, the gate needs at most 2), entry,
+   * offset in nameTokenIds, word count, and kind (a code for its list and entity type, see nameKinds).
+   */
+  readonly nameWords: Uint8Array;
+  readonly nameEntry: Int32Array;
+  readonly nameOffset: Int32Array;
+  readonly nameLength: Int32Array;
+  readonly nameKind: Uint8Array;
+  readonly nameKinds: ReadonlyArray<Pick<ListEntry, 'list' | 'entityType'>>;
+  /** Bounded caches of query words and query compounds. */
   readonly tokenCache: TokenCache;
+  readonly compoundCache: TokenCache;
 }
 
 function round(n: number): number {
@@ -85,41 +139,112 @@ function prepareName(raw: string, kind: NameKind, cache: TokenCache): Token[] {
   return out;
 }
 
-/** Indexes every name of every entry by its words' blocking keys (exact, one-edit and phonetic). */
+/** A query's words with their compounds, analysed through the index's query caches. */
+function prepareQuery(
+  caches: Pick<ScreeningIndex, 'tokenCache' | 'compoundCache'>,
+  query: ScreeningQuery,
+): NameSide {
+  const tokens = prepareName(query.name, nameKind(query.entityType), caches.tokenCache);
+  return withCompounds(tokens, (text) => caches.compoundCache.get(text));
+}
+
+function flattenPostings(lists: readonly (readonly number[])[]): {
+  postingStart: Int32Array;
+  postings: Int32Array;
+} {
+  const postingStart = new Int32Array(lists.length + 1);
+  for (let i = 0; i < lists.length; i += 1) postingStart[i + 1] = postingStart[i]! + lists[i]!.length;
+  const postings = new Int32Array(postingStart[lists.length]!);
+  lists.forEach((list, i) => postings.set(list, postingStart[i]!));
+  return { postingStart, postings };
+}
+
+/**
+ * Indexes every name of every entry by the blocking keys of its words (exact, one-edit, phonetic,
+ * skeleton) and of its compounds (exact, skeleton, canonical). Each word is analysed once, here, so a
+ * screening only analyses the query.
+ */
 export function buildIndex(snapshots: readonly ListSnapshot[]): ScreeningIndex {
   const tokenCache = new TokenCache(Number.MAX_SAFE_INTEGER);
+  const compoundCache = new Map<string, Token>();
   const entries: ListEntry[] = [];
   const names: IndexedName[] = [];
-  const tokenIds = new Map<string, number>();
+  const tokens: Token[] = [];
+  const compound: number[] = [];
+  const tokenIds = new Map<Token, number>();
   const tokenToNames: number[][] = [];
   const keyToTokens = new Map<string, number[]>();
+  const nameTokenIds: number[] = [];
+  const nameOffset: number[] = [];
+  const nameWords: number[] = [];
+  const nameKindCodes: number[] = [];
+  const nameKinds: Array<Pick<ListEntry, 'list' | 'entityType'>> = [];
+  const kindOf = (entry: ListEntry): number => {
+    let code = nameKinds.findIndex((k) => k.list === entry.list && k.entityType === entry.entityType);
+    if (code < 0) code = nameKinds.push({ list: entry.list, entityType: entry.entityType }) - 1;
+    return code;
+  };
+  const idOf = (token: Token, isCompound: boolean): number => {
+    let id = tokenIds.get(token);
+    if (id === undefined) {
+      id = tokens.push(token) - 1;
+      compound.push(isCompound ? 1 : 0);
+      tokenIds.set(token, id);
+      tokenToNames.push([]);
+      for (const key of token.keys) {
+        const bucket = keyToTokens.get(key);
+        if (bucket) bucket.push(id);
+        else keyToTokens.set(key, [id]);
+      }
+    }
+    return id;
+  };
+  const makeCompound = (text: string): Token => {
+    let token = compoundCache.get(text);
+    if (token === undefined) {
+      token = makeCompoundToken(text);
+      compoundCache.set(text, token);
+    }
+    return token;
+  };
   for (const snapshot of snapshots) {
     for (const entry of snapshot.entries) {
       const entryIdx = entries.push(entry) - 1;
       const kind = nameKind(entry.entityType);
       for (const raw of entry.names) {
-        const tokens = prepareName(raw, kind, tokenCache);
-        if (tokens.length === 0) continue;
-        const nameIdx = names.push({ entry: entryIdx, raw, tokens }) - 1;
-        for (const token of tokens) {
-          if (token.initial) continue;
-          let id = tokenIds.get(token.text);
-          if (id === undefined) {
-            id = tokenToNames.push([]) - 1;
-            tokenIds.set(token.text, id);
-            for (const key of token.keys) {
-              const bucket = keyToTokens.get(key);
-              if (bucket) bucket.push(id);
-              else keyToTokens.set(key, [id]);
-            }
+        const side = withCompounds(prepareName(raw, kind, tokenCache), makeCompound);
+        if (side.tokens.length === 0) continue;
+        const nameIdx = names.length;
+        nameOffset.push(nameTokenIds.length);
+        let words = 0;
+        for (const token of side.tokens) {
+          const id = idOf(token, false);
+          nameTokenIds.push(id);
+          if (!token.initial) {
+            words += 1;
+            tokenToNames[id]!.push(nameIdx);
           }
-          tokenToNames[id]!.push(nameIdx);
         }
+        for (const token of side.compounds) {
+          if (token === undefined) {
+            nameTokenIds.push(-1);
+            continue;
+          }
+          const id = idOf(token, true);
+          nameTokenIds.push(id);
+          const postings = tokenToNames[id]!;
+          // Listed once per name, even if two splits of the same letters give it twice ("ab c a bc").
+          if (postings[postings.length - 1] !== nameIdx) postings.push(nameIdx);
+        }
+        names.push({ entry: entryIdx, raw, tokens: side.tokens, compounds: side.compounds });
+        nameWords.push(Math.min(words, 255));
+        nameKindCodes.push(kindOf(entry));
       }
     }
   }
-  // Query words are analysed with their own bounded cache so a long-running service does not grow.
+  // Query words are analysed with their own bounded caches so a long-running service does not grow.
   const queryCache = new TokenCache(50_000);
+  const queryCompoundCache = new TokenCache(50_000, makeCompoundToken);
   return {
     snapshots: snapshots.map(({ list, source, version, entryCount, loadedAt }) => ({
       list,
@@ -130,10 +255,109 @@ export function buildIndex(snapshots: readonly ListSnapshot[]): ScreeningIndex {
     })),
     entries,
     names,
+    tokens,
+    compound: Uint8Array.from(compound),
+    nameTokenIds: Int32Array.from(nameTokenIds),
     keyToTokens,
-    tokenToNames,
+    ...flattenPostings(tokenToNames),
+    nameWords: Uint8Array.from(nameWords),
+    nameEntry: Int32Array.from(names, (n) => n.entry),
+    nameOffset: Int32Array.from(nameOffset),
+    nameLength: Int32Array.from(names, (n) => n.tokens.length),
+    nameKind: Uint8Array.from(nameKindCodes),
+    nameKinds,
     tokenCache: queryCache,
+    compoundCache: queryCompoundCache,
   };
+}
+
+/**
+ * Most rows of the similarity memo: a query's words and compounds (2n - 1 for n words). Longer queries
+ * (9 words or more, rare) are scored without it. Also keeps query positions within the link bit masks.
+ */
+const MEMO_ROWS = 16;
+/** Stamps restart from zero before they could overflow an Int32Array. */
+const MAX_STAMP = 0x7fff0000;
+
+/**
+ * Per-index working memory of {@link screen}, reused by every query instead of per-query Sets and Maps
+ * (building those was most of the time of a query with common words). Entries are valid only when their
+ * stamp is the current one, so nothing is cleared between queries. Safe because screening is synchronous:
+ * no two screenings of one index ever interleave.
+ */
+class Scratch {
+  private clock = 0;
+  /**
+   * Per name, side by side (one cache line per name visited): [3n] the last query-word stamp that counted
+   * it, so a name counts once per query word; [3n + 1] the last query stamp that touched it; [3n + 2] the
+   * query words linked to it, valid only when [3n + 1] is the current query's.
+   */
+  readonly nameState: Int32Array;
+  /** Names touched by the current query, in first-touch order. */
+  readonly touched: Int32Array;
+  /** Last query-word stamp that visited the list word, so a word reached by several keys is read once. */
+  readonly tokenWord: Int32Array;
+  /**
+   * Similarity memo by list word (or compound): the query stamp its row was computed for, whether any
+   * value of the row can be aligned, and the row itself at `id * stride`: the similarity to each query
+   * word, then to each query compound. A name's words are looked up once each, and a list word that
+   * pairs with nothing in the query (most of them) is skipped on one byte.
+   */
+  readonly rowStamp: Int32Array;
+  readonly rowLive: Uint8Array;
+  rows = new Float64Array(0);
+  stride = 0;
+  /**
+   * Blocking links of list words and compounds in the current query (valid when `linkStamp` is the
+   * query's): bit p of `wordLinks` when query word p is linked to it, of `compoundLinks` when the
+   * compound of query words p and p + 1 is. Compound pairs are aligned only where linked.
+   */
+  readonly linkStamp: Int32Array;
+  readonly wordLinks: Int32Array;
+  readonly compoundLinks: Int32Array;
+  /** The words of the name being scored (longer than the name: chooseOptions is given the count). */
+  readonly candidate: Token[] = [];
+
+  constructor(
+    names: number,
+    readonly tokens: number,
+  ) {
+    this.nameState = new Int32Array(3 * names);
+    this.touched = new Int32Array(names);
+    this.tokenWord = new Int32Array(tokens);
+    this.rowStamp = new Int32Array(tokens);
+    this.rowLive = new Uint8Array(tokens);
+    this.linkStamp = new Int32Array(tokens);
+    this.wordLinks = new Int32Array(tokens);
+    this.compoundLinks = new Int32Array(tokens);
+  }
+
+  /** A fresh stamp; restarts all stamps (at the start of a query only) before they overflow. */
+  tick(newQuery = false): number {
+    if (newQuery && this.clock > MAX_STAMP) {
+      this.clock = 0;
+      for (const a of [this.nameState, this.tokenWord, this.rowStamp, this.linkStamp]) a.fill(0);
+    }
+    this.clock += 1;
+    return this.clock;
+  }
+
+  /** Sets the memo's row length for a query (a new query stamp invalidates every row anyway). */
+  useStride(stride: number): void {
+    if (this.rows.length < stride * this.tokens) this.rows = new Float64Array(stride * this.tokens);
+    this.stride = stride;
+  }
+}
+
+const scratches = new WeakMap<ScreeningIndex, Scratch>();
+
+function scratchOf(index: ScreeningIndex): Scratch {
+  let s = scratches.get(index);
+  if (!s) {
+    s = new Scratch(index.names.length, index.tokens.length);
+    scratches.set(index, s);
+  }
+  return s;
 }
 
 function thresholdFor(options: ScreeningOptions, list: ScreeningList): number {
@@ -151,7 +375,7 @@ function minThreshold(options: ScreeningOptions): number {
   );
 }
 
-function entryAllowed(entry: ListEntry, query: ScreeningQuery): boolean {
+function entryAllowed(entry: Pick<ListEntry, 'list' | 'entityType'>, query: ScreeningQuery): boolean {
   if (query.lists && !query.lists.includes(entry.list)) return false;
   if (query.entityType && entry.entityType !== query.entityType) return false;
   return true;
@@ -162,27 +386,28 @@ function validate(query: ScreeningQuery): void {
     throw new ScreeningQueryInvalidError('name is required');
 }
 
+/** The best-scoring name of an entry so far; its explanation is worked out only if it becomes a hit. */
 interface Scored {
   entry: number;
-  name: IndexedName;
-  comparison: ReturnType<typeof compareNames>;
+  name: Pick<IndexedName, 'raw' | 'tokens'>;
+  score: number;
+  explain: () => NameComparison;
 }
 
 function finish(
   index: Pick<ScreeningIndex, 'entries'>,
   best: Map<number, Scored>,
   query: ScreeningQuery,
-  queryTokens: Token[],
+  queryTokens: readonly Token[],
   options: ScreeningOptions,
 ): Hit[] {
   const hits: Hit[] = [];
   for (const s of best.values()) {
     const entry = index.entries[s.entry]!;
     const qualifiers = qualify(query, entry);
-    const score = round(
-      Math.min(1, Math.max(0, s.comparison.score + qualifiers.reduce((a, q) => a + q.delta, 0))),
-    );
+    const score = round(Math.min(1, Math.max(0, s.score + qualifiers.reduce((a, q) => a + q.delta, 0))));
     if (score < thresholdFor(options, entry.list)) continue;
+    const comparison = s.explain();
     hits.push({
       list: entry.list,
       source: entry.source,
@@ -195,8 +420,8 @@ function finish(
         matchedName: s.name.raw,
         queryTokens: queryTokens.map((t) => t.text),
         candidateTokens: s.name.tokens.map((t) => t.text),
-        tokenPairs: s.comparison.pairs,
-        nameScore: round(s.comparison.score),
+        tokenPairs: comparison.pairs,
+        nameScore: round(comparison.score),
         qualifiers,
       },
     });
@@ -207,38 +432,205 @@ function finish(
   return hits.slice(0, options.limit ?? 20);
 }
 
-type Similarity = (a: Token, b: Token) => number;
-
-/** Per-query memo of word similarities: common list words ("mohammed") recur in thousands of names. */
-function memoSimilarity(): Similarity {
-  const memo = new Map<Token, Map<Token, number>>();
-  return (a, b) => {
-    let row = memo.get(a);
-    if (!row) {
-      row = new Map();
-      memo.set(a, row);
-    }
-    let s = row.get(b);
-    if (s === undefined) {
-      s = tokenSimilarity(a, b);
-      row.set(b, s);
-    }
-    return s;
-  };
+/**
+ * Whether a name scoring `score` becomes its entry's best: it could still reach the threshold with
+ * the qualifiers, and it beats the entry's best name so far (the first of equals stays).
+ */
+function better(best: Map<number, Scored>, entry: number, score: number, floor: number): boolean {
+  if (score + MAX_QUALIFIER_RAISE < floor) return false;
+  const prev = best.get(entry);
+  return !prev || score > prev.score;
 }
 
-function consider(
-  best: Map<number, Scored>,
-  name: IndexedName,
-  queryTokens: Token[],
-  floor: number,
-  similarity: Similarity = tokenSimilarity,
-): void {
-  const comparison = compareNames(queryTokens, name.tokens, similarity);
-  if (comparison.score + MAX_QUALIFIER_RAISE < floor) return;
-  const prev = best.get(name.entry);
-  if (!prev || comparison.score > prev.comparison.score)
-    best.set(name.entry, { entry: name.entry, name, comparison });
+/** Similarity for the alignment of a screening: exact where it can be aligned, else possibly 0. */
+const screeningSimilarity = (a: Token, b: Token): number => similarityIfAtLeast(a, b, MIN_TOKEN_SIMILARITY);
+
+/**
+ * Fills the memo row of list word (or compound) `id` for the current query and notes whether any of its
+ * values can be aligned. A word is compared with every query word, and with the query compounds linked to
+ * it; a compound with the query words linked to it (the rest stay 0, as {@link alignNames} ignores them).
+ * Pairs that cannot reach MIN_TOKEN_SIMILARITY may get 0 without computing Jaro-Winkler
+ * (similarityIfAtLeast): the alignment ignores them either way, so scores are unchanged.
+ */
+function fillRow(index: ScreeningIndex, scratch: Scratch, query: NameSide, stamp: number, id: number): void {
+  const t = index.tokens[id]!;
+  const { rows, stride } = scratch;
+  const base = id * stride;
+  const nq = query.tokens.length;
+  const linkedNow = scratch.linkStamp[id] === stamp;
+  const wordLinks = linkedNow ? scratch.wordLinks[id]! : 0;
+  const compoundLinks = linkedNow ? scratch.compoundLinks[id]! : 0;
+  let live = 0;
+  if (index.compound[id] === 1) {
+    for (let i = 0; i < nq; i += 1) {
+      const s = wordLinks & (1 << i) ? similarityIfAtLeast(query.tokens[i]!, t, MIN_TOKEN_SIMILARITY) : 0;
+      rows[base + i] = s;
+      if (s >= MIN_TOKEN_SIMILARITY) live = 1;
+    }
+  } else {
+    for (let i = 0; i < nq; i += 1) {
+      const q = query.tokens[i]!;
+      // The blocking tells which query words are linked to this word; the others skip the sound and
+      // skeleton comparisons, which cannot apply to them.
+      const s =
+        wordLinks & (1 << i)
+          ? similarityIfAtLeast(q, t, MIN_TOKEN_SIMILARITY)
+          : unlinkedSimilarityIfAtLeast(q, t, MIN_TOKEN_SIMILARITY);
+      rows[base + i] = s;
+      if (alignable(s, q, t)) live = 1;
+    }
+    for (let k = 0; k < nq - 1; k += 1) {
+      const s =
+        compoundLinks & (1 << k) ? similarityIfAtLeast(query.compounds[k]!, t, MIN_TOKEN_SIMILARITY) : 0;
+      rows[base + nq + k] = s;
+      if (s >= MIN_TOKEN_SIMILARITY) live = 1;
+    }
+  }
+  scratch.rowStamp[id] = stamp;
+  scratch.rowLive[id] = live;
+}
+
+/**
+ * Score of a list name for the current query: the options of {@link alignNames} with
+ * similarityIfAtLeast, read from the memo rows, then {@link chooseOptions}. Same score as
+ * `alignNames(query, name, screeningSimilarity)`, which explains it.
+ */
+function scoreName(
+  index: ScreeningIndex,
+  scratch: Scratch,
+  query: NameSide,
+  stamp: number,
+  nameId: number,
+): number {
+  const qt = query.tokens;
+  const nq = qt.length;
+  if (2 * nq - 1 > MEMO_ROWS) return alignNames(query, index.names[nameId]!, screeningSimilarity);
+  // Everything below reads flat arrays and the (shared, hot) list words, not the name's own objects:
+  // the query with the most common words scores thousands of names, most of which never become hits.
+  const { rows, stride, rowStamp, rowLive, linkStamp } = scratch;
+  const ids = index.nameTokenIds;
+  const offset = index.nameOffset[nameId]!;
+  const nc = index.nameLength[nameId]!;
+  // First only whether any word or linked compound of the name can pair with the query: for most names
+  // a common-word query reaches, none can (the shared word aside, which needs a second link), and that
+  // is known from the memo flags alone.
+  let live = 0;
+  for (let j = 0; j < nc; j += 1) {
+    const id = ids[offset + j]!;
+    if (rowStamp[id] !== stamp) fillRow(index, scratch, query, stamp, id);
+    live |= rowLive[id]!;
+  }
+  for (let j = 0; j + 1 < nc; j += 1) {
+    const id = ids[offset + nc + j]!;
+    if (id < 0 || linkStamp[id] !== stamp) continue;
+    if (rowStamp[id] !== stamp) fillRow(index, scratch, query, stamp, id);
+    live |= rowLive[id]!;
+  }
+  if (live === 0) return 0;
+  const candidate = scratch.candidate;
+  beginOptions(nq, nc);
+  for (let j = 0; j < nc; j += 1) {
+    const id = ids[offset + j]!;
+    const c = index.tokens[id]!;
+    candidate[j] = c;
+    if (rowLive[id] === 0) continue;
+    const base = id * stride;
+    for (let i = 0; i < nq; i += 1) {
+      const s = rows[base + i]!;
+      if (alignable(s, qt[i]!, c)) addOption(OPTION_WORDS, s, i, j, qt[i]!, c);
+    }
+    if (c.initial) continue;
+    for (let k = 0; k < nq - 1; k += 1) {
+      const s = rows[base + nq + k]!;
+      if (s >= MIN_TOKEN_SIMILARITY) addOption(OPTION_QUERY_COMPOUND, s, k, j, query.compounds[k]!, c);
+    }
+  }
+  for (let j = 0; j + 1 < nc; j += 1) {
+    const id = ids[offset + nc + j]!;
+    // Most compounds ("putinvladimir") are linked to no query word: nothing to align.
+    if (id < 0 || linkStamp[id] !== stamp || rowLive[id] === 0) continue;
+    const base = id * stride;
+    const cc = index.tokens[id]!;
+    for (let i = 0; i < nq; i += 1) {
+      const s = rows[base + i]!;
+      if (!qt[i]!.initial && s >= MIN_TOKEN_SIMILARITY)
+        addOption(OPTION_CANDIDATE_COMPOUND, s, i, j, qt[i]!, cc);
+    }
+  }
+  return chooseOptions(qt, candidate, nc);
+}
+
+/**
+ * Visits every name containing a list word or compound carrying one of `keys` (a name once per `stamp`),
+ * and notes the link of query position `position` (its word, or its compound) to each of them.
+ */
+function visitKeys(
+  index: ScreeningIndex,
+  scratch: Scratch,
+  keys: readonly string[],
+  position: number,
+  fromCompound: boolean,
+  stamp: number,
+  queryStamp: number,
+  count: number,
+): number {
+  const { nameState, touched, tokenWord, linkStamp, wordLinks, compoundLinks } = scratch;
+  const { postingStart, postings } = index;
+  const bit = position < 31 ? 1 << position : 0;
+  for (const key of keys) {
+    const ids = index.keyToTokens.get(searchKey(key));
+    if (ids === undefined) continue;
+    for (const tokenId of ids) {
+      // A query compound meets list words only.
+      if (fromCompound && index.compound[tokenId] === 1) continue;
+      if (linkStamp[tokenId] !== queryStamp) {
+        linkStamp[tokenId] = queryStamp;
+        wordLinks[tokenId] = 0;
+        compoundLinks[tokenId] = 0;
+      }
+      if (fromCompound) compoundLinks[tokenId] = compoundLinks[tokenId]! | bit;
+      else wordLinks[tokenId] = wordLinks[tokenId]! | bit;
+      if (tokenWord[tokenId] === stamp) continue;
+      tokenWord[tokenId] = stamp;
+      for (let p = postingStart[tokenId]!, end = postingStart[tokenId + 1]!; p < end; p += 1) {
+        const nameId = postings[p]!;
+        const at = 3 * nameId;
+        if (nameState[at] === stamp) continue;
+        nameState[at] = stamp;
+        if (nameState[at + 1] === queryStamp) nameState[at + 2] = nameState[at + 2]! + 1;
+        else {
+          nameState[at + 1] = queryStamp;
+          nameState[at + 2] = 1;
+          touched[count] = nameId;
+          count += 1;
+        }
+      }
+    }
+  }
+  return count;
+}
+
+/**
+ * Collects the names sharing blocking keys with the query and counts, per name, the query words linked
+ * to it ({@link countLinks}: a word through its own keys, which meet list words and compounds, or through
+ * its compound with the next word, which meets list words only). Returns how many names were touched.
+ */
+function collectCandidates(
+  index: ScreeningIndex,
+  scratch: Scratch,
+  query: NameSide,
+  queryStamp: number,
+): number {
+  let count = 0;
+  query.tokens.forEach((token, p) => {
+    if (token.initial) return;
+    const stamp = scratch.tick();
+    count = visitKeys(index, scratch, token.keys, p, false, stamp, queryStamp, count);
+    const compound = query.compounds[p];
+    if (compound !== undefined)
+      count = visitKeys(index, scratch, compound.keys, p, true, stamp, queryStamp, count);
+  });
+  return count;
 }
 
 /**
@@ -247,28 +639,30 @@ function consider(
  */
 export function screen(index: ScreeningIndex, query: ScreeningQuery, options: ScreeningOptions = {}): Hit[] {
   validate(query);
-  const queryTokens = prepareName(query.name, nameKind(query.entityType), index.tokenCache);
+  const side = prepareQuery(index, query);
   const floor = minThreshold(options);
-  const links = new Map<number, number>();
-  for (const token of queryTokens) {
-    if (token.initial) continue;
-    const names = new Set<number>();
-    for (const key of token.keys) {
-      for (const tokenId of index.keyToTokens.get(searchKey(key)) ?? []) {
-        for (const nameId of index.tokenToNames[tokenId]!) names.add(nameId);
-      }
-    }
-    for (const nameId of names) links.set(nameId, (links.get(nameId) ?? 0) + 1);
-  }
+  const scratch = scratchOf(index);
+  const queryStamp = scratch.tick(true);
+  scratch.useStride(Math.min(MEMO_ROWS, Math.max(1, 2 * side.tokens.length - 1)));
+  const touched = collectCandidates(index, scratch, side, queryStamp);
+  const queryWords = side.tokens.filter((t) => !t.initial).length;
+  // Which (list, entity type) kinds of names the query may match, by kind code.
+  const allowed = Uint8Array.from(index.nameKinds, (kind) => (entryAllowed(kind, query) ? 1 : 0));
   const best = new Map<number, Scored>();
-  const similarity = memoSimilarity();
-  for (const [nameId, count] of links) {
+  for (let k = 0; k < touched; k += 1) {
+    const nameId = scratch.touched[k]!;
+    // The link gate (requiredLinks): the counts come from the blocking itself.
+    if (scratch.nameState[3 * nameId + 2]! < requiredFor(queryWords, index.nameWords[nameId]!)) continue;
+    if (allowed[index.nameKind[nameId]!] === 0) continue;
+    const score = scoreName(index, scratch, side, queryStamp, nameId);
+    const entry = index.nameEntry[nameId]!;
+    if (!better(best, entry, score, floor)) continue;
     const name = index.names[nameId]!;
-    if (count < requiredLinks(queryTokens, name.tokens)) continue;
-    if (!entryAllowed(index.entries[name.entry]!, query)) continue;
-    consider(best, name, queryTokens, floor, similarity);
+    // Explained (the alignment redone with its similarities) only if it becomes a hit.
+    const explain = () => explainNames(side, name, screeningSimilarity);
+    best.set(entry, { entry, name, score, explain });
   }
-  return finish(index, best, query, queryTokens, options);
+  return finish(index, best, query, side.tokens, options);
 }
 
 /**
@@ -281,28 +675,35 @@ export function screenExhaustive(
   options: ScreeningOptions = {},
 ): Hit[] {
   validate(query);
-  const queryTokens = prepareName(query.name, nameKind(query.entityType), index.tokenCache);
+  const side = prepareQuery(index, query);
   const floor = minThreshold(options);
   const best = new Map<number, Scored>();
   for (const name of index.names) {
     if (!entryAllowed(index.entries[name.entry]!, query)) continue;
-    if (countLinks(queryTokens, name.tokens) < requiredLinks(queryTokens, name.tokens)) continue;
-    consider(best, name, queryTokens, floor);
+    if (countLinks(side, name) < requiredLinks(side.tokens, name.tokens)) continue;
+    const comparison = compareSides(side, name, tokenSimilarity);
+    if (better(best, name.entry, comparison.score, floor))
+      best.set(name.entry, { entry: name.entry, name, score: comparison.score, explain: () => comparison });
   }
-  return finish(index, best, query, queryTokens, options);
+  return finish(index, best, query, side.tokens, options);
 }
 
 /** Scores a query against a single entry (all its names), with no threshold. */
 export function scoreEntry(query: ScreeningQuery, entry: ListEntry): Hit | undefined {
   validate(query);
   const cache = new TokenCache(1000);
-  const queryTokens = prepareName(query.name, nameKind(query.entityType), cache);
+  const side = prepareQuery(
+    { tokenCache: cache, compoundCache: new TokenCache(1000, makeCompoundToken) },
+    query,
+  );
   const kind = nameKind(entry.entityType);
   const best = new Map<number, Scored>();
   for (const raw of entry.names) {
     const tokens = prepareName(raw, kind, cache);
     if (tokens.length === 0) continue;
-    consider(best, { entry: 0, raw, tokens }, queryTokens, 0);
+    const comparison = compareSides(side, withCompounds(tokens, makeCompoundToken), tokenSimilarity);
+    if (better(best, 0, comparison.score, 0))
+      best.set(0, { entry: 0, name: { raw, tokens }, score: comparison.score, explain: () => comparison });
   }
-  return finish({ entries: [entry] }, best, query, queryTokens, { threshold: 0, limit: 1 })[0];
+  return finish({ entries: [entry] }, best, query, side.tokens, { threshold: 0, limit: 1 })[0];
 }

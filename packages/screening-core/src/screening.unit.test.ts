@@ -73,6 +73,73 @@ describe('screen', () => {
     expect(hits.map((h) => h.entryId)).toEqual(['AM-DEMO-012']);
   });
 
+  it('finds names written as one word or two through the index, as a scan of every name does', () => {
+    const mini = buildIndex([
+      {
+        list: 'SANCTIONS',
+        source: 'TEST',
+        version: 'v',
+        entryCount: 4,
+        loadedAt: '2026-01-01T00:00:00Z',
+        entries: [
+          {
+            list: 'SANCTIONS',
+            source: 'TEST',
+            id: 'ONE-WORD',
+            entityType: 'INDIVIDUAL',
+            names: ['Abdullah Hassan'],
+          },
+          {
+            list: 'SANCTIONS',
+            source: 'TEST',
+            id: 'TWO-WORDS',
+            entityType: 'INDIVIDUAL',
+            names: ['Abd al-Rahman Saleh'],
+          },
+          {
+            list: 'SANCTIONS',
+            source: 'TEST',
+            id: 'ARABIC',
+            entityType: 'INDIVIDUAL',
+            names: ['عبد العزيز خالد'],
+          },
+          {
+            list: 'SANCTIONS',
+            source: 'TEST',
+            id: 'CJK',
+            entityType: 'INDIVIDUAL',
+            names: ['XIA, Feng Bing'],
+          },
+        ],
+      },
+    ]);
+    const cases: [string, string][] = [
+      ['عبد الله حسن', 'ONE-WORD'],
+      ['Abd Allah Hassan', 'ONE-WORD'],
+      ['Abdulrahman Saleh', 'TWO-WORDS'],
+      ['Abdurrahman Saleh', 'TWO-WORDS'],
+      ['Abdulaziz Khaled', 'ARABIC'],
+      ['Xia Fengbing', 'CJK'],
+    ];
+    for (const [name, id] of cases) {
+      const hits = screen(mini, { name });
+      expect(hits.map((h) => h.entryId)).toEqual([id]);
+      expect(hits).toEqual(screenExhaustive(mini, { name }));
+    }
+  });
+
+  it('gives the same hits when a query is repeated or another index is screened in between', () => {
+    const q: ScreeningQuery = { name: 'Mohammad Shafiq Mohammadi', birthDate: '1970' };
+    const first = screen(index, q, { threshold: 0.6, limit: 100 });
+    screen(buildIndex(snapshots.slice(0, 1)), { name: 'Mohammad Ali' });
+    // A query too long for the similarity memo (9 words) is scored directly, to the same hits.
+    const long: ScreeningQuery = { name: 'Ali Hassan Abdullah Mohamed Ragab Abdel Rahman Saleh Omar' };
+    expect(screen(index, long, { threshold: 0.6 })).toEqual(
+      screenExhaustive(index, long, { threshold: 0.6 }),
+    );
+    expect(screen(index, q, { threshold: 0.6, limit: 100 })).toEqual(first);
+  });
+
   it('rejects an empty name', () => {
     expect(() => screen(index, { name: '  ' })).toThrow(ScreeningQueryInvalidError);
   });

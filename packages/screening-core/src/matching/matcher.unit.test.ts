@@ -81,6 +81,35 @@ describe('normalisation', () => {
     expect(tokenSimilarity(makeToken('lee'), makeToken('ali'))).toBeLessThan(0.8);
   });
 
+  it('matches names written as one word on one side and two on the other ("Abd" compounds, CJK given names)', () => {
+    // Watchman cross-script pair: عبد الله (two words) against Abdullah (one), min score 0.85.
+    expect(score('عبد الله', entry(['Abdullah']))).toBeGreaterThanOrEqual(DEFAULT_THRESHOLD);
+    expect(score('عبدالله', entry(['Abd Allah']))).toBeGreaterThanOrEqual(DEFAULT_THRESHOLD);
+    expect(score('عبد الرحمن', entry(['Abdulrahman']))).toBeGreaterThanOrEqual(DEFAULT_THRESHOLD);
+    // Latin spellings of the article: Abd al-, Abdel, Abdul, Abdur-, joined or not.
+    const abd: [string, string][] = [
+      ['Abd al-Rahman', 'Abdulrahman'],
+      ['Abdel Rahman', 'Abdurrahman'],
+      ['Abdul Aziz', 'Abdelaziz'],
+      ['Abdullah', 'Abd Allah'],
+      ['Abdel Kader Mahmoud', 'Abdelkader Mahmoud'],
+    ];
+    for (const [query, listed] of abd) expect(score(query, entry([listed]))).toBeGreaterThanOrEqual(0.95);
+    expect(score('Xi Jin Ping', entry(['Xi Jinping']))).toBe(1);
+    expect(score('习近平', entry(['Xi Jinping']))).toBe(1);
+    const hit = scoreEntry({ name: 'Abdullah Mohamed' }, entry(['ABD ALLAH MOHAMED RAGAB']))!;
+    expect(hit.explanation.tokenPairs).toEqual(
+      expect.arrayContaining([{ query: 'abdullah', candidate: 'abd allah', similarity: 0.95 }]),
+    );
+    // Another name after "Abd" is another name.
+    expect(score('Abdul Karim', entry(['Abdulrahman']))).toBeLessThan(DEFAULT_THRESHOLD);
+  });
+
+  it('does not join unrelated list words by their consonants', () => {
+    // "ahmed" + "adnan" has the consonants of Arabic همدانی (hmdn): no pair.
+    expect(score('احسان همدانی', entry(['AHMED, Adnan S. Hasan']))).toBeLessThan(DEFAULT_THRESHOLD);
+  });
+
   it('drops titles and name particles', () => {
     expect(nameTokens('Sheikh Mohammed bin Rashid', 'person')).toEqual(['mohammed', 'rashid']);
     expect(nameTokens('Präsident Putin', 'person')).toEqual(['putin']);

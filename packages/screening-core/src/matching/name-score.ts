@@ -1,4 +1,4 @@
-import { linked, tokenSimilarity, type Token } from './token';
+import { linked, makeCompoundToken, tokenSimilarity, type Token } from './token';
 
 /** Token pairs below this similarity are treated as different words. */
 export const MIN_TOKEN_SIMILARITY = 0.8;
@@ -20,8 +20,38 @@ export interface NameComparison {
   unmatchedCandidate: string[];
 }
 
-function weight(t: Token): number {
+export function weight(t: Token): number {
   return t.initial ? 1 : Math.min(t.text.length, 10);
+}
+
+/**
+ * A name's words and its compounds: `compounds[k]` is words k and k+1 written as one word ("abd" +
+ * "allah" = "abdallah"), undefined where either is an initial or together they are too long. A name is
+ * often written as one word on one side and two on the other (Abdullah / Abd Allah / عبد الله, Jianhua /
+ * Jian Hua), so a compound may pair with a single word of the other name; two compounds are never paired
+ * (their words pair one by one).
+ */
+export interface NameSide {
+  tokens: readonly Token[];
+  compounds: readonly (Token | undefined)[];
+}
+
+/**
+ * Longest compound: names written as one word are short (Abdulrahman, Mohammadreza, Jianhua), and the
+ * index holds one compound per pair of adjacent words of every list name, most of them no one's name.
+ */
+export const MAX_COMPOUND_LENGTH = 14;
+
+/** A name's words with their compounds, each made by `make` (makeCompoundToken, maybe cached) from the joined text. */
+export function withCompounds(tokens: readonly Token[], make: (text: string) => Token): NameSide {
+  const compounds: (Token | undefined)[] = [];
+  for (let k = 0; k + 1 < tokens.length; k += 1) {
+    const a = tokens[k]!;
+    const b = tokens[k + 1]!;
+    const fits = !a.initial && !b.initial && a.text.length + b.text.length <= MAX_COMPOUND_LENGTH;
+    compounds.push(fits ? make(a.text + b.text) : undefined);
+  }
+  return { tokens, compounds };
 }
 
 /**
@@ -29,79 +59,290 @@ function weight(t: Token): number {
  * shorter name. A single shared "Mohammed" is not a name match.
  */
 export function requiredLinks(query: readonly Token[], candidate: readonly Token[]): number {
-  const q = query.filter((t) => !t.initial).length;
-  const c = candidate.filter((t) => !t.initial).length;
-  return Math.max(1, Math.min(2, q, c));
+  return requiredFor(words(query), words(candidate));
 }
 
-/** Distinct query words linked to some candidate word. */
-export function countLinks(query: readonly Token[], candidate: readonly Token[]): number {
-  const seen = new Set<string>();
-  for (const q of query) {
-    if (seen.has(q.text)) continue;
-    if (candidate.some((c) => linked(q, c))) seen.add(q.text);
-  }
-  return seen.size;
+/** {@link requiredLinks} from the counts of words that are not initials. */
+export function requiredFor(queryWords: number, candidateWords: number): number {
+  return Math.max(1, Math.min(2, queryWords, candidateWords));
+}
+
+function words(tokens: readonly Token[]): number {
+  let n = 0;
+  for (const t of tokens) if (!t.initial) n += 1;
+  return n;
 }
 
 /**
- * Order-independent comparison: every word pair is scored, the best pairs are taken greedily one
- * to one, and the score is the length-weighted mean similarity of the pairs, with unmatched words
- * of either side added to the denominator at a reduced weight. Zero when too few words are linked.
+ * Distinct query words linked to the candidate: a query word linked to a candidate word or compound,
+ * or the first of two query words whose compound is linked to a candidate word (the pair counts once:
+ * "Jian Hua" is not two links to "Jianhua Li").
+ */
+export function countLinks(query: NameSide, candidate: NameSide): number {
+  const seen = new Set<string>();
+  query.tokens.forEach((q, i) => {
+    if (seen.has(q.text)) return;
+    const qc = query.compounds[i];
+    if (
+      candidate.tokens.some((c) => linked(q, c)) ||
+      candidate.compounds.some((cc) => cc !== undefined && linked(q, cc)) ||
+      (qc !== undefined && candidate.tokens.some((c) => linked(qc, c)))
+    )
+      seen.add(q.text);
+  });
+  return seen.size;
+}
+
+/** Grows a scratch array to hold at least `n` items (contents are not kept). */
+function grow<T extends Float64Array | Int32Array | Uint8Array>(a: T, n: number, make: (n: number) => T): T {
+  return a.length >= n ? a : make(Math.max(n, a.length * 2));
+}
+
+/**
+ * Whether a word pair of similarity `s` may be aligned: full words from MIN_TOKEN_SIMILARITY up, an
+ * initial with a word it fits (INITIAL_SIMILARITY).
+ */
+export function alignable(s: number, q: Token, c: Token): boolean {
+  return s >= MIN_TOKEN_SIMILARITY || (s > 0 && (q.initial || c.initial));
+}
+
+/*
+ * The alignment works on "options" (pairs that may be aligned), kept in scratch arrays reused across
+ * calls: the matcher is synchronous and nothing called while options are collected or chosen re-enters
+ * it, so one set of buffers serves every comparison without allocating. A caller opens a set with
+ * beginOptions, adds pairs with addOption (in any order) and scores them with chooseOptions.
+ */
+let optS = new Float64Array(64);
+let optW = new Float64Array(64);
+let optCW = new Float64Array(64);
+let optI = new Int32Array(64);
+let optJ = new Int32Array(64);
+/** 0: word-word, 1: query compound (words i, i+1) - candidate word j, 2: query word i - candidate compound (j, j+1). */
+let optKind = new Uint8Array(64);
+let optCount = 0;
+let usedQ = new Uint8Array(16);
+let usedC = new Uint8Array(16);
+
+export const OPTION_WORDS = 0;
+export const OPTION_QUERY_COMPOUND = 1;
+export const OPTION_CANDIDATE_COMPOUND = 2;
+
+/** Starts a set of options for a query of `nq` words and a candidate of `nc`. */
+export function beginOptions(nq: number, nc: number): void {
+  const cap = 3 * nq * nc;
+  if (optS.length < cap) {
+    optS = grow(optS, cap, (n) => new Float64Array(n));
+    optW = grow(optW, cap, (n) => new Float64Array(n));
+    optCW = grow(optCW, cap, (n) => new Float64Array(n));
+    optI = grow(optI, cap, (n) => new Int32Array(n));
+    optJ = grow(optJ, cap, (n) => new Int32Array(n));
+    optKind = grow(optKind, cap, (n) => new Uint8Array(n));
+  }
+  usedQ = grow(usedQ, nq, (n) => new Uint8Array(n));
+  usedC = grow(usedC, nc, (n) => new Uint8Array(n));
+  optCount = 0;
+}
+
+/**
+ * Adds a pair that may be aligned: similarity `s` of query position `i` and candidate position `j`,
+ * of `kind` (a compound covers positions i, i+1 or j, j+1), `q` and `c` being the words or compounds.
+ */
+export function addOption(kind: number, s: number, i: number, j: number, q: Token, c: Token): void {
+  const k = optCount;
+  optS[k] = s;
+  // An initial weighs 1 in a pair; otherwise a pair weighs the mean length of its two sides (capped).
+  optW[k] = q.initial || c.initial ? 1 : (weight(q) + weight(c)) / 2;
+  optCW[k] = weight(c);
+  optI[k] = i;
+  optJ[k] = j;
+  optKind[k] = kind;
+  optCount = k + 1;
+}
+
+/** Whether option a goes before option b: more similar, then word pairs before compounds, heavier candidate, earlier positions. */
+function before(a: number, b: number): boolean {
+  if (optS[a] !== optS[b]) return optS[a]! > optS[b]!;
+  if (optKind[a] !== optKind[b]) return optKind[a]! < optKind[b]!;
+  if (optCW[a] !== optCW[b]) return optCW[a]! > optCW[b]!;
+  if (optI[a] !== optI[b]) return optI[a]! < optI[b]!;
+  return optJ[a]! < optJ[b]!;
+}
+
+/** Score of one greedy alignment step's pick, reported to {@link chooseOptions}' caller. */
+export interface AlignedPair {
+  kind: number;
+  i: number;
+  j: number;
+  s: number;
+}
+
+/**
+ * Chooses among the options greedily, best first ({@link before}), one to one (a compound uses both of
+ * its words), and scores the alignment: the weighted mean similarity of the chosen pairs, with unmatched
+ * words of either side added to the denominator at a reduced weight. 0 when no pair of full words is
+ * chosen (initials alone are no name match). `nc` is the candidate's word count (`candidate` may be a
+ * longer scratch array). Appends the chosen options to `picks` when given.
+ *
+ * For word pairs alone this is the original "stable sort of every pair by similarity, then heavier
+ * candidate word, then one pass" in another form: the pass takes, each time, the first remaining pair
+ * whose words are free, which is the pair `before` all others among those. The sums are formed in the
+ * same order, so the scores are bit for bit the same.
+ */
+export function chooseOptions(
+  query: readonly Token[],
+  candidate: readonly Token[],
+  nc = candidate.length,
+  picks?: AlignedPair[],
+): number {
+  const nq = query.length;
+  // Most names a common-word query reaches have no pair to align.
+  if (optCount === 0) return 0;
+  usedQ.fill(0, 0, nq);
+  usedC.fill(0, 0, nc);
+  let num = 0;
+  let den = 0;
+  let fullPair = false;
+  for (;;) {
+    let best = -1;
+    for (let k = 0; k < optCount; k += 1) {
+      const i = optI[k]!;
+      const j = optJ[k]!;
+      const kind = optKind[k]!;
+      if (usedQ[i] || usedC[j]) continue;
+      if (kind === OPTION_QUERY_COMPOUND && usedQ[i + 1]) continue;
+      if (kind === OPTION_CANDIDATE_COMPOUND && usedC[j + 1]) continue;
+      if (best < 0 || before(k, best)) best = k;
+    }
+    if (best < 0) break;
+    const i = optI[best]!;
+    const j = optJ[best]!;
+    const kind = optKind[best]!;
+    usedQ[i] = 1;
+    usedC[j] = 1;
+    if (kind === OPTION_QUERY_COMPOUND) usedQ[i + 1] = 1;
+    if (kind === OPTION_CANDIDATE_COMPOUND) usedC[j + 1] = 1;
+    num += optS[best]! * optW[best]!;
+    den += optW[best]!;
+    if (kind !== OPTION_WORDS || (!query[i]!.initial && !candidate[j]!.initial)) fullPair = true;
+    picks?.push({ kind, i, j, s: optS[best]! });
+  }
+  if (!fullPair) return 0;
+  for (let i = 0; i < nq; i += 1) if (!usedQ[i]) den += UNMATCHED_QUERY_PENALTY * weight(query[i]!);
+  for (let j = 0; j < nc; j += 1) if (!usedC[j]) den += UNMATCHED_CANDIDATE_PENALTY * weight(candidate[j]!);
+  return den === 0 ? 0 : num / den;
+}
+
+/**
+ * Collects every option of two names with `similarity` and chooses among them ({@link chooseOptions}).
+ * Word pairs are options from their similarity alone; a compound and a word must also be linked (share a
+ * blocking key: the same letters, consonants or "Abd" canonical form), so that compounds join names
+ * written apart and add no loose pairs ("putinvladimir" is no one's name).
+ */
+export function alignNames(
+  query: NameSide,
+  candidate: NameSide,
+  similarity: (a: Token, b: Token) => number,
+  picks?: AlignedPair[],
+): number {
+  const qt = query.tokens;
+  const ct = candidate.tokens;
+  if (qt.length === 0 || ct.length === 0) return 0;
+  beginOptions(qt.length, ct.length);
+  for (let i = 0; i < qt.length; i += 1) {
+    for (let j = 0; j < ct.length; j += 1) {
+      const s = similarity(qt[i]!, ct[j]!);
+      if (alignable(s, qt[i]!, ct[j]!)) addOption(OPTION_WORDS, s, i, j, qt[i]!, ct[j]!);
+    }
+  }
+  query.compounds.forEach((qc, i) => {
+    if (qc === undefined) return;
+    ct.forEach((c, j) => {
+      if (c.initial) return;
+      if (!linked(qc, c)) return;
+      const s = similarity(qc, c);
+      if (s >= MIN_TOKEN_SIMILARITY) addOption(OPTION_QUERY_COMPOUND, s, i, j, qc, c);
+    });
+  });
+  candidate.compounds.forEach((cc, j) => {
+    if (cc === undefined) return;
+    qt.forEach((q, i) => {
+      if (q.initial) return;
+      if (!linked(q, cc)) return;
+      const s = similarity(q, cc);
+      if (s >= MIN_TOKEN_SIMILARITY) addOption(OPTION_CANDIDATE_COMPOUND, s, i, j, q, cc);
+    });
+  });
+  return chooseOptions(qt, ct, ct.length, picks);
+}
+
+function noMatch(query: readonly Token[], candidate: readonly Token[]): NameComparison {
+  return {
+    score: 0,
+    pairs: [],
+    unmatchedQuery: query.map((t) => t.text),
+    unmatchedCandidate: candidate.map((t) => t.text),
+  };
+}
+
+/** The score of {@link alignNames} with its explanation (a compound is shown as its two words). */
+export function explainNames(
+  query: NameSide,
+  candidate: NameSide,
+  similarity: (a: Token, b: Token) => number,
+): NameComparison {
+  const picks: AlignedPair[] = [];
+  const score = alignNames(query, candidate, similarity, picks);
+  if (score === 0) return noMatch(query.tokens, candidate.tokens);
+  const usedQuery = new Set<number>();
+  const usedCandidate = new Set<number>();
+  const text = (side: NameSide, k: number, compound: boolean): string =>
+    compound ? `${side.tokens[k]!.text} ${side.tokens[k + 1]!.text}` : side.tokens[k]!.text;
+  const pairs = picks.map(({ kind, i, j, s }) => {
+    usedQuery.add(i);
+    usedCandidate.add(j);
+    if (kind === OPTION_QUERY_COMPOUND) usedQuery.add(i + 1);
+    if (kind === OPTION_CANDIDATE_COMPOUND) usedCandidate.add(j + 1);
+    return {
+      query: text(query, i, kind === OPTION_QUERY_COMPOUND),
+      candidate: text(candidate, j, kind === OPTION_CANDIDATE_COMPOUND),
+      similarity: Math.round(s * 1000) / 1000,
+    };
+  });
+  return {
+    score,
+    pairs,
+    unmatchedQuery: query.tokens.filter((_, i) => !usedQuery.has(i)).map((t) => t.text),
+    unmatchedCandidate: candidate.tokens.filter((_, j) => !usedCandidate.has(j)).map((t) => t.text),
+  };
+}
+
+/**
+ * Order-independent comparison: every word pair (and compound of two adjacent words with a word of the
+ * other name) is scored, the best pairs are taken greedily one to one, and the score is the
+ * length-weighted mean similarity of the pairs, with unmatched words of either side added to the
+ * denominator at a reduced weight. Zero when too few words are linked.
  */
 export function compareNames(
   query: readonly Token[],
   candidate: readonly Token[],
   similarity: (a: Token, b: Token) => number = tokenSimilarity,
 ): NameComparison {
-  const none: NameComparison = {
-    score: 0,
-    pairs: [],
-    unmatchedQuery: query.map((t) => t.text),
-    unmatchedCandidate: candidate.map((t) => t.text),
-  };
-  if (query.length === 0 || candidate.length === 0) return none;
-  if (countLinks(query, candidate) < requiredLinks(query, candidate)) return none;
-  const options: Array<[number, number, number]> = [];
-  for (let i = 0; i < query.length; i += 1) {
-    for (let j = 0; j < candidate.length; j += 1) {
-      const s = similarity(query[i]!, candidate[j]!);
-      if (s >= MIN_TOKEN_SIMILARITY || (s > 0 && (query[i]!.initial || candidate[j]!.initial)))
-        options.push([s, i, j]);
-    }
-  }
-  // Prefer the most similar pairs; among equals, full words before initials.
-  options.sort((a, b) => b[0] - a[0] || weight(candidate[b[2]]!) - weight(candidate[a[2]]!));
-  const usedQ = new Array<boolean>(query.length).fill(false);
-  const usedC = new Array<boolean>(candidate.length).fill(false);
-  const pairs: TokenPair[] = [];
-  let num = 0;
-  let den = 0;
-  for (const [s, i, j] of options) {
-    if (usedQ[i] || usedC[j]) continue;
-    usedQ[i] = true;
-    usedC[j] = true;
-    const q = query[i]!;
-    const c = candidate[j]!;
-    const w = q.initial || c.initial ? 1 : (weight(q) + weight(c)) / 2;
-    num += s * w;
-    den += w;
-    pairs.push({ query: q.text, candidate: c.text, similarity: Math.round(s * 1000) / 1000 });
-  }
-  if (pairs.every((p) => p.query.length === 1 || p.candidate.length === 1)) return none;
-  const unmatchedQuery: string[] = [];
-  const unmatchedCandidate: string[] = [];
-  query.forEach((t, i) => {
-    if (!usedQ[i]) {
-      unmatchedQuery.push(t.text);
-      den += UNMATCHED_QUERY_PENALTY * weight(t);
-    }
-  });
-  candidate.forEach((t, j) => {
-    if (!usedC[j]) {
-      unmatchedCandidate.push(t.text);
-      den += UNMATCHED_CANDIDATE_PENALTY * weight(t);
-    }
-  });
-  return { score: den === 0 ? 0 : num / den, pairs, unmatchedQuery, unmatchedCandidate };
+  return compareSides(
+    withCompounds(query, makeCompoundToken),
+    withCompounds(candidate, makeCompoundToken),
+    similarity,
+  );
+}
+
+/** {@link compareNames} of prepared sides (the index keeps each list name's compounds). */
+export function compareSides(
+  query: NameSide,
+  candidate: NameSide,
+  similarity: (a: Token, b: Token) => number = tokenSimilarity,
+): NameComparison {
+  if (query.tokens.length === 0 || candidate.tokens.length === 0)
+    return noMatch(query.tokens, candidate.tokens);
+  if (countLinks(query, candidate) < requiredLinks(query.tokens, candidate.tokens))
+    return noMatch(query.tokens, candidate.tokens);
+  return explainNames(query, candidate, similarity);
 }
