@@ -37,6 +37,7 @@ const expectedCount = (rec: RequestRecord) => {
 export class LogTail<T> {
   private readonly seen = new Set<string>();
   private readonly events: T[] = [];
+  private readonly lastByPartition = new Map<number, T>();
   private readonly reader: StreamReader<T>;
 
   constructor(messaging: Messaging, logger: Logger, topic: string, groupPrefix: string) {
@@ -51,6 +52,7 @@ export class LogTail<T> {
         if (this.seen.has(key)) return;
         this.seen.add(key);
         this.events.push(m.value);
+        this.lastByPartition.set(m.partition, m.value);
       },
     });
   }
@@ -63,6 +65,11 @@ export class LogTail<T> {
   async read(): Promise<T[]> {
     await this.reader.waitUntilCaughtUp();
     return [...this.events];
+  }
+
+  /** The last message read from each partition (as of the last `read`). */
+  lastPerPartition(): T[] {
+    return [...this.lastByPartition.values()];
   }
 
   stop(): Promise<void> {
