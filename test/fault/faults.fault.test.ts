@@ -26,7 +26,7 @@ const ONLY = (process.env.FAULT_SCENARIOS ?? '').split(',').filter(Boolean);
 const P =
   MODE === 'long'
     ? { requests: 2000, rate: 25, concurrency: 8, killRounds: 3, outages: 3, outageMs: 10000, receiverCycles: 3, phaseMs: 6000, settleMs: 300000, operations: 60 }
-    : { requests: 80, rate: 6, concurrency: 4, killRounds: 1, outages: 1, outageMs: 7000, receiverCycles: 1, phaseMs: 3000, settleMs: 240000, operations: 12 };
+    : { requests: 80, rate: 6, concurrency: 4, killRounds: 1, outages: 1, outageMs: 7000, receiverCycles: 1, phaseMs: 3000, settleMs: 300000, operations: 12 };
 
 // The evaluation service joins when it is built (services.cjs knows it as optional).
 const evaluation = existsSync(join(ROOT, 'services/evaluation/dist/app.js'));

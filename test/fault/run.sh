@@ -12,7 +12,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 MODE="${1:-short}"
 case "$MODE" in
-  short) LIMIT=1200 ;;
+  short) LIMIT=1500 ;;
   long) LIMIT=3000 ;;
   *) echo "usage: run.sh [short|long]" >&2; exit 2 ;;
 esac
