@@ -12,7 +12,7 @@ cd "$ROOT"
 MODE="${1:-short}"
 
 case "$MODE" in
-  short) EXAMPLES=20; PHASES=examples,coverage,fuzzing; LIMIT=160 ;;
+  short) EXAMPLES=20; PHASES=examples,coverage,fuzzing; LIMIT=360 ;;
   long) EXAMPLES=300; PHASES=examples,coverage,fuzzing,stateful; LIMIT=1800 ;;
   *) echo "usage: run.sh [short|long]" >&2; exit 2 ;;
 esac
