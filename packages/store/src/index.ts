@@ -1,3 +1,4 @@
 export * from './mongo';
 export * from './collections';
 export * from './callback-deliveries';
+export * from './mongo-watchdog';

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { MongoClient } from 'mongodb';
 import {
   Health,
   createMetricsRegistry,
@@ -8,7 +9,7 @@ import {
 } from '@crs/runtime';
 import type { OperationTopicEvent } from '@crs/contracts';
 import { AtLeastOnceConsumer, DurablePublisher, setUpMessaging } from '@crs/messaging';
-import type { ProjectionCatalog } from '@crs/store';
+import { ProjectionCatalog, connectMongo, watchMongo, type MongoWatchdog } from '@crs/store';
 import { resolveSharedDataDir } from '@crs/screening-core';
 import { OperationDeciderShell } from './decider/operation-decider-shell';
 import {
@@ -18,7 +19,6 @@ import {
   type OperationDoc,
 } from './projections/operation-projection';
 import { RetroMonitor, retroRunLog } from './retro/retro-monitor';
-import { MongoConnection } from './mongo-connection';
 import { RetroScheduler } from './retro/retro-scheduler';
 import { loadSanctionsFromDataDir } from './retro/sanctions-index';
 import type { ArchiveConfig } from './config';
@@ -58,7 +58,8 @@ export function buildArchiveService(
   const metrics = createMetricsRegistry('archive');
   const health = new Health();
   let server: HealthServer | undefined;
-  let mongo: MongoConnection | undefined;
+  let client: MongoClient | undefined;
+  let watchdog: MongoWatchdog | undefined;
   let decider: OperationDeciderShell | undefined;
   let projection: AtLeastOnceConsumer<OperationTopicEvent> | undefined;
   let listsConsumer: AtLeastOnceConsumer<unknown> | undefined;
@@ -74,14 +75,15 @@ export function buildArchiveService(
         port: config.HEALTH_PORT,
         host: config.HEALTH_HOST,
       });
-      // The client may be replaced after an outage it does not recover from (mongo-connection.ts):
-      // every use takes the current one.
-      const store = await MongoConnection.open({ settings: config, logger });
-      mongo = store;
-      await ensureOperationIndexes(store.catalog);
+      const mongo = await connectMongo(config);
+      client = mongo.client;
+      watchdog = watchMongo(mongo, config, logger);
+      const db = mongo.db;
+      const catalog = new ProjectionCatalog(db);
+      await ensureOperationIndexes(catalog);
       const names = async (): Promise<OperationCollections> => ({
-        operations: await store.catalog.activeName('operations'),
-        alerts: await store.catalog.activeName('alerts'),
+        operations: await catalog.activeName('operations'),
+        alerts: await catalog.activeName('alerts'),
       });
       const { kafka, serde, topics, prefix } = await setUpMessaging(config, 'archive', logger);
 
@@ -106,36 +108,32 @@ export function buildArchiveService(
         metrics,
         groupId: `${prefix}${config.PROJECTION_GROUP}`,
         topics: [topics.operationEvents],
-        handle: async (m) => applyOperationEvent(store.db, await names(), m.value),
+        handle: async (m) => applyOperationEvent(db, await names(), m.value),
         partitionsConsumedConcurrently: 3,
       });
       health.addReadinessCheck('projection', () => projection?.isReady() ?? false);
-      health.addReadinessCheck('mongo', () => store.ping());
+      health.addReadinessCheck('mongo', () => watchdog!.ping());
       await projection.start();
 
       if (config.RETRO_ON_LIST_SNAPSHOT) {
         publisher = new DurablePublisher(kafka, serde);
-        const retroPublisher = publisher;
-        // One monitor per run, on the client current at its start.
-        const monitor = async () =>
-          new RetroMonitor({
-            operations: () => store.catalog.collection<OperationDoc>('operations'),
-            alerts: () => store.catalog.collection<AlertDoc>('alerts'),
-            publisher: retroPublisher,
-            eventsTopic: topics.operationEvents,
-            logger,
-            lookbackDays: config.RETRO_LOOKBACK_DAYS,
-            chunkSize: config.RETRO_CHUNK_SIZE,
-            threshold: config.RETRO_THRESHOLD,
-            clock,
-            runLog: await retroRunLog(store.db),
-          });
-        await retroRunLog(store.db);
+        const monitor = new RetroMonitor({
+          operations: () => catalog.collection<OperationDoc>('operations'),
+          alerts: () => catalog.collection<AlertDoc>('alerts'),
+          publisher,
+          eventsTopic: topics.operationEvents,
+          logger,
+          lookbackDays: config.RETRO_LOOKBACK_DAYS,
+          chunkSize: config.RETRO_CHUNK_SIZE,
+          threshold: config.RETRO_THRESHOLD,
+          clock,
+          runLog: await retroRunLog(db),
+        });
         const dataDir = resolveSharedDataDir({ CRS_SHARED_DATA: config.CRS_SHARED_DATA || undefined });
         scheduler = new RetroScheduler(async (trigger) => {
           // A new snapshot means new list content: the index is rebuilt for every run.
           const sanctions = loadSanctionsFromDataDir(dataDir, clock().toISOString());
-          return (await monitor()).run(sanctions, `retro:${trigger}:${randomUUID()}`);
+          return monitor.run(sanctions, `retro:${trigger}:${randomUUID()}`);
         }, logger);
         listsConsumer = new AtLeastOnceConsumer<unknown>({
           kafka,
@@ -163,7 +161,8 @@ export function buildArchiveService(
       await publisher?.disconnect().catch(() => undefined);
       await projection?.stop();
       await decider?.stop();
-      await mongo?.close();
+      await watchdog?.stop();
+      await client?.close();
       await server?.close();
     },
   };

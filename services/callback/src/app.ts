@@ -4,7 +4,7 @@ import type { JWK } from 'jose';
 import { Health, createMetricsRegistry, startHealthServer, type HealthServer, type Logger } from '@crs/runtime';
 import { toCloudEvent, type CustomerEvent } from '@crs/contracts';
 import { AtLeastOnceConsumer, setUpMessaging } from '@crs/messaging';
-import { DeliveryStore, connectMongo, pingMongo } from '@crs/store';
+import { DeliveryStore, connectMongo, watchMongo, type MongoWatchdog } from '@crs/store';
 import { Dispatcher } from './dispatcher';
 import { currentUrlOf, endpointsFor, parseRouting, type CallbackRouting } from './domain/routing';
 import type { CallbackConfig } from './config';
@@ -40,6 +40,7 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
   let consumer: AtLeastOnceConsumer<CustomerEvent> | undefined;
   let dispatcher: Dispatcher | undefined;
   let client: MongoClient | undefined;
+  let watchdog: MongoWatchdog | undefined;
   let server: HealthServer | undefined;
 
   const routing: CallbackRouting = parseRouting(
@@ -53,6 +54,7 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
       server = await startHealthServer({ health, metrics, port: config.HEALTH_PORT, host: config.HEALTH_HOST });
       const mongo = await connectMongo(config);
       client = mongo.client;
+      watchdog = watchMongo(mongo, config, logger);
       const store = new DeliveryStore(mongo.db);
       await store.ensureIndexes();
       const restored = await store.restoreQueue();
@@ -106,13 +108,14 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
         },
       });
       health.addReadinessCheck('events', () => consumer?.isReady() ?? false);
-      health.addReadinessCheck('mongo', () => pingMongo(mongo.db));
+      health.addReadinessCheck('mongo', () => watchdog!.ping());
       await consumer.start();
       health.markStarted();
     },
     async stop() {
       await consumer?.stop();
       await dispatcher?.stop();
+      await watchdog?.stop();
       await client?.close();
       await server?.close();
     },

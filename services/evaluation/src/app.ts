@@ -19,7 +19,7 @@ import {
   type DecodedMessage,
   type OutgoingMessage,
 } from '@crs/messaging';
-import { ProjectionCatalog, connectMongo, pingMongo } from '@crs/store';
+import { ProjectionCatalog, connectMongo, watchMongo, type MongoWatchdog } from '@crs/store';
 import { loadBundledMatrices } from '@crs/risk-engine';
 import { assessRequest } from './domain/assess-request';
 import { activateMatrix, matrixKey, matrixSetOf, servesCustomer, type MatrixSet } from './domain/matrix-set';
@@ -93,6 +93,7 @@ export function buildEvaluationService(
   let live = false;
   let server: HealthServer | undefined;
   let mongo: MongoClient | undefined;
+  let watchdog: MongoWatchdog | undefined;
   let reader: StreamReader<RiskMatrixActivated> | undefined;
   let processor: TransactionalProcessor<CustomerEvent> | undefined;
   let publisher: DurablePublisher | undefined;
@@ -185,6 +186,7 @@ export function buildEvaluationService(
       });
       const { client, db } = await connectMongo(config);
       mongo = client;
+      watchdog = watchMongo({ client, db }, config, logger);
       const { kafka, serde, topics, prefix } = await setUpMessaging(config, 'evaluation', logger);
       commandsTopic = topics.customerCommands;
       publisher = new DurablePublisher(kafka, serde, config.KAFKA_ACK_TIMEOUT_MS);
@@ -237,7 +239,7 @@ export function buildEvaluationService(
         handler: { process: evaluateBatch },
       });
       health.addReadinessCheck('events', () => processor?.isReady() ?? false);
-      health.addReadinessCheck('mongo', () => pingMongo(db));
+      health.addReadinessCheck('mongo', () => watchdog!.ping());
       await processor.start();
 
       scanner = new OverrideExpiryScanner({
@@ -260,6 +262,7 @@ export function buildEvaluationService(
       await processor?.stop();
       await reader?.stop();
       await publisher?.disconnect().catch(() => undefined);
+      await watchdog?.stop();
       await mongo?.close();
       await server?.close();
     },

@@ -13,7 +13,7 @@ import {
 import { ErrorCodes, buildOpenApi, createValidators, renderDocsHtml } from '@crs/contracts';
 import { createTokenVerifier } from '@crs/auth';
 import { DurablePublisher, setUpMessaging } from '@crs/messaging';
-import { ProjectionCatalog, connectMongo, pingMongo } from '@crs/store';
+import { ProjectionCatalog, connectMongo, watchMongo, type MongoWatchdog } from '@crs/store';
 import { ClassifierStore } from './classifiers/classifier-store';
 import { demoClassifiers } from './classifiers/demo-classifiers';
 import { CommandGateway } from './command-gateway';
@@ -50,6 +50,7 @@ export function buildIngress(config: IngressConfig, logger: Logger, clock: () =>
   });
   let server: Server | undefined;
   let mongo: MongoClient | undefined;
+  let watchdog: MongoWatchdog | undefined;
   let publisher: DurablePublisher | undefined;
   let draining = false;
 
@@ -131,6 +132,7 @@ export function buildIngress(config: IngressConfig, logger: Logger, clock: () =>
     async start() {
       const { client, db } = await connectMongo(config);
       mongo = client;
+      watchdog = watchMongo({ client, db }, config, logger);
       const classifiers = new ClassifierStore(db, config.CLASSIFIER_CACHE_MS);
       await classifiers.ensureIndexes();
       if (config.SEED_DEMO_CLASSIFIERS) {
@@ -146,7 +148,7 @@ export function buildIngress(config: IngressConfig, logger: Logger, clock: () =>
         audience: config.AUTH_AUDIENCE,
       });
       const app = build({ gateway: new CommandGateway(db, publisher, topics.customerCommands, clock), classifiers, catalog: new ProjectionCatalog(db), verifier, db });
-      health.addReadinessCheck('mongo', () => pingMongo(db));
+      health.addReadinessCheck('mongo', () => watchdog!.ping());
       health.addReadinessCheck('kafka', () => publisher?.isConnected() ?? false);
       server = createServer(app);
       server.keepAliveTimeout = 65000;
@@ -166,6 +168,7 @@ export function buildIngress(config: IngressConfig, logger: Logger, clock: () =>
         await closed;
       }
       await publisher?.disconnect().catch(() => undefined);
+      await watchdog?.stop();
       await mongo?.close();
     },
   };

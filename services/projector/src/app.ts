@@ -13,7 +13,8 @@ import {
   connectMongo,
   detectDialect,
   ensureProjectionIndexes,
-  pingMongo,
+  watchMongo,
+  type MongoWatchdog,
 } from '@crs/store';
 import type { MongoClient } from 'mongodb';
 import { applyCustomerEvents, type CollectionNames } from './projections/customer-projection';
@@ -31,6 +32,7 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
   const health = new Health();
   let consumer: AtLeastOnceConsumer<CustomerEvent> | undefined;
   let client: MongoClient | undefined;
+  let watchdog: MongoWatchdog | undefined;
   let server: HealthServer | undefined;
 
   return {
@@ -44,6 +46,7 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
       });
       const mongo = await connectMongo(config);
       client = mongo.client;
+      watchdog = watchMongo(mongo, config, logger);
       const db = mongo.db;
       const catalog = new ProjectionCatalog(db);
       const resolveNames = async (): Promise<CollectionNames> => {
@@ -67,12 +70,13 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
         partitionsConsumedConcurrently: 3,
       });
       health.addReadinessCheck('events', () => consumer?.isReady() ?? false);
-      health.addReadinessCheck('mongo', () => pingMongo(db));
+      health.addReadinessCheck('mongo', () => watchdog!.ping());
       await consumer.start();
       health.markStarted();
     },
     async stop() {
       await consumer?.stop();
+      await watchdog?.stop();
       await client?.close();
       await server?.close();
     },
