@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Db } from 'mongodb';
+import type { Db, Document } from 'mongodb';
 import type { Logger } from '@crs/runtime';
 import { StreamReader, type Messaging } from '@crs/messaging';
 import type { CustomerEvent } from '@crs/contracts';
-import { CustomerProjectionNames, OwnedCollections, ProjectionCatalog } from '@crs/store';
+import { CustomerProjectionNames, OwnedCollections, ProjectionCatalog, type CustomerProjectionName } from '@crs/store';
 import { ROOT, type TestReceiver } from '@crs/testing';
 import type { RequestRecord } from './load';
 
@@ -16,7 +16,7 @@ const run = promisify(execFile);
  * order (`decided`), then the reactors' answers in any order (`answered`: the assessment of an
  * EVALUATE import, one screening result per requested list).
  */
-export function expectedEvents(rec: RequestRecord): { decided: string[]; answered: string[] } {
+function expectedEvents(rec: RequestRecord): { decided: string[]; answered: string[] } {
   const screen = rec.screening ? rec.screening.lists.map(() => 'ScreeningCompleted') : [];
   const requested = rec.screening ? ['ScreeningRequested'] : [];
   return rec.kind === 'IMPORT'
@@ -30,9 +30,10 @@ const expectedCount = (rec: RequestRecord) => {
 };
 
 /**
- * A topic of the namespace read from its beginning for the whole suite by one reader (committed
- * messages only), so that settling never re-reads the whole log. A message the reader sees again after
- * it restarted itself (a broker outage) counts once: it is the same partition and offset.
+ * A topic of the namespace read from its beginning by one reader (committed messages only) that keeps
+ * tailing it while a scenario settles and checks, so that settling never re-reads the whole log. A
+ * message the reader sees again after it restarted itself (a broker outage) counts once: it is the
+ * same partition and offset.
  */
 export class LogTail<T> {
   private readonly seen = new Set<string>();
@@ -179,17 +180,15 @@ interface ScreeningDoc {
  * Customer by customer, for every import that asked for screening: exactly one screening request and
  * exactly one result per requested list in the log (none after a kill or an outage twice), the known
  * hits matched on their list with the expected entry, every other requested list (and every clean
- * name) without a match, and the screenings read model holding that one result per list.
+ * name) without a match, and the screenings read model (`docs`, the live documents) holding that one
+ * result per list.
  */
-export async function verifyScreening(db: Db, records: RequestRecord[], log: CustomerEvent[]): Promise<ScreeningVerdict> {
+export function verifyScreening(docs: Document[], records: RequestRecord[], log: CustomerEvent[]): ScreeningVerdict {
   const v: ScreeningVerdict = { customers: 0, results: 0, hits: 0, missing: 0, doubled: 0, wrong: 0, problems: [] };
   const screened = records.filter((r) => r.screening);
   const grouped = byCorrelation(log);
-  const docs = await (await new ProjectionCatalog(db).collection<ScreeningDoc>('screenings'))
-    .find({ communicationNumber: { $in: screened.map((r) => r.comm) } })
-    .toArray();
   const docsOf = new Map<string, ScreeningDoc[]>();
-  for (const d of docs) docsOf.set(d.communicationNumber, [...(docsOf.get(d.communicationNumber) ?? []), d]);
+  for (const d of docs as ScreeningDoc[]) docsOf.set(d.communicationNumber, [...(docsOf.get(d.communicationNumber) ?? []), d]);
   for (const rec of screened) {
     const events = grouped.get(rec.comm) ?? [];
     if (!rec.accepted && events.length === 0) continue;
@@ -202,7 +201,7 @@ export async function verifyScreening(db: Db, records: RequestRecord[], log: Cus
     }
     const results = events.filter((e): e is Extract<CustomerEvent, { type: 'ScreeningCompleted' }> => e.type === 'ScreeningCompleted');
     for (const r of results) {
-      if (!profile.lists.includes(r.data.list as never)) v.problems.push(`${rec.comm}: a result for ${r.data.list}, which it never asked for`);
+      if (!profile.lists.includes(r.data.list)) v.problems.push(`${rec.comm}: a result for ${r.data.list}, which it never asked for`);
     }
     for (const list of profile.lists) {
       const mine = results.filter((r) => r.data.list === list);
@@ -238,12 +237,8 @@ export async function verifyScreening(db: Db, records: RequestRecord[], log: Cus
   return v;
 }
 
-/** Exactly one assessment document per request in the projection, with the level source it asked for. */
-export async function verifyAssessments(db: Db, records: RequestRecord[]): Promise<string[]> {
-  const assessments = await new ProjectionCatalog(db).collection('assessments');
-  const docs = await assessments
-    .find({ communicationNumber: { $in: records.map((r) => r.comm) } }, { projection: { communicationNumber: 1, source: 1 } })
-    .toArray();
+/** Exactly one assessment document per request in the projection (`docs`, the live documents), with the level source it asked for. */
+export function verifyAssessments(docs: Document[], records: RequestRecord[]): string[] {
   const byComm = new Map<string, string[]>();
   for (const d of docs) byComm.set(String(d.communicationNumber), [...(byComm.get(String(d.communicationNumber)) ?? []), String(d.source)]);
   const problems: string[] = [];
@@ -319,26 +314,29 @@ function canonical(value: unknown): string {
   );
 }
 
+export type Projections = Record<CustomerProjectionName, Document[]>;
+
 /**
  * Live read models, sorted, per projection the replay rebuilds: customers, assessments, screenings,
  * communication_events. (operations and alerts belong to the archive service and its own log: see
  * verifyOperations.)
  */
-async function snapshot(db: Db): Promise<Record<string, unknown[]>> {
+async function snapshot(db: Db): Promise<Projections> {
   const catalog = new ProjectionCatalog(db);
-  const out: Record<string, unknown[]> = {};
+  const out: Partial<Projections> = {};
   for (const n of CustomerProjectionNames) out[n] = await db.collection(await catalog.activeName(n)).find({}).sort({ _id: 1 }).toArray();
-  return out;
+  return out as Projections;
 }
 
 /**
  * Rebuilds every projection from the log with the replay CLI (fresh collections, then swapped in) and
- * compares them with the live ones taken just before: a projection that skipped or doubled an event differs.
+ * compares them with the live ones taken just before: a projection that skipped or doubled an event
+ * differs. Returns the live documents too (the per-request checks read them instead of the store again).
  */
 export async function verifyProjectionsEqualReplay(
   db: Db,
   env: Record<string, string>,
-): Promise<{ differences: string[]; documents: number; perProjection: Record<string, number> }> {
+): Promise<{ live: Projections; differences: string[]; documents: number; perProjection: Record<string, number> }> {
   const live = await snapshot(db);
   await run(process.execPath, [join(ROOT, 'services/projector/dist/cli/replay.js')], {
     env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
@@ -350,8 +348,8 @@ export async function verifyProjectionsEqualReplay(
   let documents = 0;
   const perProjection: Record<string, number> = {};
   for (const n of CustomerProjectionNames) {
-    const a = live[n]!;
-    const b = rebuilt[n]!;
+    const a = live[n];
+    const b = rebuilt[n];
     documents += a.length;
     perProjection[n] = a.length;
     if (a.length !== b.length) differences.push(`${n}: ${a.length} live documents, ${b.length} after replay`);
@@ -365,5 +363,5 @@ export async function verifyProjectionsEqualReplay(
       else if (other !== canonical(doc)) differences.push(`${n}: ${id} differs`);
     }
   }
-  return { differences: differences.slice(0, 50), documents, perProjection };
+  return { live, differences: differences.slice(0, 50), documents, perProjection };
 }

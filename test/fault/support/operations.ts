@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import type { Logger } from '@crs/runtime';
 import { DurablePublisher, streamKey, type Messaging } from '@crs/messaging';
-import type { OperationData, OperationTopicEvent } from '@crs/contracts';
+import type { OperationData, OperationEvent, OperationTopicEvent } from '@crs/contracts';
 import { ProjectionCatalog } from '@crs/store';
 import { uniqueId, type TestCluster } from '@crs/testing';
 
@@ -159,7 +159,6 @@ interface OperationDocView {
 }
 
 export interface OperationsVerdict {
-  operations: number;
   /** Operations archived (a 200 from discard-operations), each with exactly one OperationArchived. */
   archived: number;
   /** Registrations or archives the clients were told about that are not in the log. */
@@ -192,9 +191,9 @@ export async function operationsSettled(db: Db, records: OperationRecord[]): Pro
  * alert for the clean counterparties.
  */
 export async function verifyOperations(db: Db, records: OperationRecord[], log: OperationTopicEvent[], requestedBy: string): Promise<OperationsVerdict> {
-  const v: OperationsVerdict = { operations: records.length, archived: 0, lost: 0, doubled: 0, documents: 0, problems: [] };
+  const v: OperationsVerdict = { archived: 0, lost: 0, doubled: 0, documents: 0, problems: [] };
   const ids = new Set(records.map((r) => streamKey(r.op.businessUnit, r.op.extId)));
-  const streams = new Map<string, OperationTopicEvent[]>();
+  const streams = new Map<string, OperationEvent[]>();
   const seen = new Set<string>();
   const alerts: OperationTopicEvent[] = [];
   for (const e of log) {
@@ -220,7 +219,7 @@ export async function verifyOperations(db: Db, records: OperationRecord[], log: 
   for (const rec of records) {
     const id = streamKey(rec.op.businessUnit, rec.op.extId);
     const events = streams.get(id) ?? [];
-    const registered = events.filter((e) => e.type === 'OperationRegistered');
+    const registered = events.filter((e): e is Extract<OperationEvent, { type: 'OperationRegistered' }> => e.type === 'OperationRegistered');
     const archived = events.filter((e) => e.type === 'OperationArchived');
     if (registered.length === 0) {
       if (rec.published) {
@@ -242,10 +241,10 @@ export async function verifyOperations(db: Db, records: OperationRecord[], log: 
         v.lost++;
         v.problems.push(`${id}: archive answered 200 but no OperationArchived in the log`);
       } else v.archived++;
-    } else if (archived.length > 0 && (!rec.archive || rec.archiveStatuses.length === 0)) {
+    } else if (archived.length > 0 && rec.archiveStatuses.length === 0) {
       v.problems.push(`${id}: archived although nobody asked`);
     }
-    const versions = events.map((e) => (e as { streamVersion: number }).streamVersion);
+    const versions = events.map((e) => e.streamVersion);
     if (versions.join(',') !== events.map((_, i) => i + 1).join(',')) v.problems.push(`${id}: stream versions ${versions.join(',')}`);
 
     // The read model against the fold of the log.
@@ -255,7 +254,7 @@ export async function verifyOperations(db: Db, records: OperationRecord[], log: 
       continue;
     }
     v.documents++;
-    const last = registered[registered.length - 1] as Extract<OperationTopicEvent, { type: 'OperationRegistered' }>;
+    const last = registered[registered.length - 1]!;
     const expected = {
       extId: rec.op.extId,
       customerExtId: rec.op.customerExtId,
@@ -265,7 +264,7 @@ export async function verifyOperations(db: Db, records: OperationRecord[], log: 
       revision: last.data.revision,
       archived: archived.length > 0,
       archivedBy: archived.length > 0 ? requestedBy : undefined,
-      version: versions.length > 0 ? Math.max(...versions) : 0,
+      version: Math.max(...versions),
     };
     const actual = {
       extId: doc.extId,

@@ -5,7 +5,7 @@ import type { Logger } from '@crs/runtime';
 import type { Messaging } from '@crs/messaging';
 import type { CustomerEvent, OperationTopicEvent } from '@crs/contracts';
 import { ProjectionCatalog } from '@crs/store';
-import { ROOT, eventually, type TestCluster, type TestReceiver } from '@crs/testing';
+import { ROOT, type TestCluster, type TestReceiver } from '@crs/testing';
 import { runLoad, type LoadOptions, type RequestRecord } from './load';
 import {
   byCorrelation,
@@ -15,7 +15,7 @@ import {
   verifyLog,
   verifyProjectionsEqualReplay,
   verifyScreening,
-  type LogTail,
+  LogTail,
 } from './checks';
 import { OperationsDriver, operationsSettled, verifyOperations, type OperationRecord } from './operations';
 import { writeResult, type ScenarioResult } from './results';
@@ -28,9 +28,6 @@ export interface Harness {
   db: Db;
   messaging: Messaging;
   logger: Logger;
-  /** Readers of the customer event log and of the operation event log, from their beginning. */
-  log: () => LogTail<CustomerEvent>;
-  opLog: () => LogTail<OperationTopicEvent>;
   /** Settings the replay CLI needs to address this namespace on the fault stack. */
   replayEnv: Record<string, string>;
   /** Bound for the system to settle after the load (all events, projections and callbacks). */
@@ -77,6 +74,21 @@ async function settled(probe: () => Promise<boolean>, deadline: number, interval
     if (Date.now() + intervalMs > deadline) return false;
     await sleep(intervalMs);
   }
+}
+
+/** Answers a client saw with a status outside `expected`, and 503 answers without Retry-After. */
+function answerProblems(
+  what: string,
+  byStatus: Record<string, number>,
+  expected: string[],
+  clients: { statuses: number[]; retryAfterSeen: number }[],
+): string[] {
+  const problems = Object.entries(byStatus)
+    .filter(([s]) => !expected.includes(s))
+    .map(([s, n]) => `${n} ${what} with status ${s}`);
+  const without = clients.reduce((n, r) => n + r.statuses.filter((s) => s === 503).length - r.retryAfterSeen, 0);
+  if (without > 0) problems.push(`${without} ${what} 503 without Retry-After`);
+  return problems;
 }
 
 /** Pids of the namespace's service processes, from services.cjs's pid files (a restart changes them). */
@@ -145,8 +157,9 @@ export async function runScenario(h: Harness, spec: ScenarioSpec): Promise<Scena
   // Settle: every request that reached the log has its complete set (the reactors answered), the
   // projector has applied all of them, and the receiver has every callback; then the checks.
   const settleDeadline = Date.now() + h.settleMs;
-  const logTail = h.log();
-  const opTail = h.opLog();
+  // The customer and operation event logs, tailed while the scenario settles and checks.
+  const logTail = new LogTail<CustomerEvent>(h.messaging, h.logger, h.messaging.topics.customerEvents, `${h.cluster.namespace}.fault-reader`);
+  const opTail = new LogTail<OperationTopicEvent>(h.messaging, h.logger, h.messaging.topics.operationEvents, `${h.cluster.namespace}.fault-op-reader`);
   await logTail.start();
   await opTail.start();
   try {
@@ -209,14 +222,15 @@ async function settleAndCheck(
 
   const acceptedIds = new Set(accepted.map((r) => r.comm));
   const wantedCallbacks = new Set(ours.filter((e) => acceptedIds.has(e.correlationId) && h.routed(e)).map((e) => e.eventId));
-  await eventually(
+  const called = await settled(
     async () => {
       const got = new Set(h.receiver.accepted.map((c) => String(c.headers['ce-id'])));
       return [...wantedCallbacks].every((id) => got.has(id));
     },
-    Math.max(1000, settleDeadline - Date.now()),
-    'every callback',
-  ).catch(() => problems.push('not every callback arrived in time'));
+    settleDeadline,
+    200,
+  );
+  if (!called) problems.push('not every callback arrived in time');
 
   const opsSettled = await settled(() => operationsSettled(h.db, ops.records), settleDeadline, 1000);
   if (!opsSettled) problems.push('the operations read model did not settle in time');
@@ -224,35 +238,31 @@ async function settleAndCheck(
   const logVerdict = verifyLog(records, log);
   problems.push(...logVerdict.problems.slice(0, 20));
   if (logVerdict.duplicateEventIds > 0) problems.push(`${logVerdict.duplicateEventIds} event ids occur twice in the log`);
-  problems.push(...(await verifyAssessments(h.db, records)).slice(0, 20));
+  // One read of the live read models (just before the replay rebuilds them) serves the replay
+  // comparison and the per-request checks of assessments and screenings.
+  const replay = await verifyProjectionsEqualReplay(h.db, h.replayEnv);
+  problems.push(...replay.differences.slice(0, 20));
+  problems.push(...verifyAssessments(replay.live.assessments, records).slice(0, 20));
   const cb = await verifyCallbacks(h.db, h.receiver, records, log, h.routed);
   problems.push(...cb.problems.slice(0, 20));
   if (cb.missing > 0) problems.push(`${cb.missing} callbacks of accepted requests never arrived`);
   if (cb.unknown > 0) problems.push(`${cb.unknown} callbacks for events not in the log`);
-  const screening = await verifyScreening(h.db, records, log);
+  const screening = verifyScreening(replay.live.screenings, records, log);
   problems.push(...screening.problems.slice(0, 20));
   const opLog = await s.opTail.read();
   const opVerdict = await verifyOperations(h.db, ops.records, opLog, h.requestedBy);
   problems.push(...opVerdict.problems.slice(0, 20));
   const opFigures = ops.figures();
-  for (const [s, n] of Object.entries(opFigures.statuses).filter(([s]) => !['200', '404', '503'].includes(s))) {
-    problems.push(`${n} archive answers with status ${s}`);
-  }
-  const opWithout = ops.records.reduce((n, r) => n + r.archiveStatuses.filter((s) => s === 503).length - r.retryAfterSeen, 0);
-  if (opWithout > 0) problems.push(`${opWithout} archive answers 503 without Retry-After`);
+  const archiveClients = ops.records.map((r) => ({ statuses: r.archiveStatuses, retryAfterSeen: r.retryAfterSeen }));
+  problems.push(...answerProblems('archive answers', opFigures.statuses, ['200', '404', '503'], archiveClients));
   const notArchived = ops.records.filter((r) => r.archive && !r.archived).length;
   if (notArchived > 0) problems.push(`${notArchived} operations never archived within the client's retry budget`);
   const unpublished = ops.records.filter((r) => !r.published).length;
   if (unpublished > 0) problems.push(`${unpublished} operations never acknowledged by the broker`);
-  const replay = await verifyProjectionsEqualReplay(h.db, h.replayEnv);
-  problems.push(...replay.differences.slice(0, 20));
   if (spec.extraChecks) problems.push(...(await spec.extraChecks()));
 
   // The client side: only 200 and 503 (with Retry-After) are expected answers under these faults.
-  const unexpected = Object.entries(load.byStatus).filter(([s]) => s !== '200' && s !== '503');
-  for (const [s, n] of unexpected) problems.push(`${n} answers with status ${s}`);
-  const without = records.reduce((n, r) => n + r.statuses.filter((s) => s === 503).length - r.retryAfterSeen, 0);
-  if (without > 0) problems.push(`${without} answers 503 without Retry-After`);
+  problems.push(...answerProblems('answers', load.byStatus, ['200', '503'], records));
   const used = records.filter((r) => r.usedAfterRetry).length;
   if (used > 0) problems.push(`${used} retries refused as "communication number already used" (reservation left behind)`);
   const gaveUp = records.filter((r) => !r.accepted).length;

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { ScreeningList } from '@crs/contracts';
 import { ROOT, eventually, type TestCluster } from '@crs/testing';
-
-export type ScreeningList = 'SANCTIONS' | 'PEP' | 'ADVERSE_MEDIA' | 'INTERNAL_LIST';
 
 /** A customer name the load screens, with the outcome it must have on every list it asks for. */
 export interface ScreeningProfile {
