@@ -47,7 +47,6 @@ async function token() {
 
 function receiver() {
   const arrivals = new Map(); // communicationNumber -> first arrival of the assessment callback
-  const screened = new Map(); // communicationNumber -> arrival of its last screening callback
   let count = 0;
   const server = createServer((req, res) => {
     req.resume();
@@ -57,15 +56,11 @@ function receiver() {
       if (req.headers['ce-type'] === 'com.crs.risk-assessment.completed' && !arrivals.has(source)) {
         arrivals.set(source, performance.now());
       }
-      if (String(req.headers['ce-type']).startsWith('com.crs.screening.')) {
-        screened.set(source, { at: performance.now(), n: (screened.get(source)?.n ?? 0) + 1 });
-      }
       res.writeHead(204).end();
     });
   });
   return {
     arrivals,
-    screened,
     count: () => count,
     listen: () => new Promise((r) => server.listen(0, '127.0.0.1', () => r(server.address().port))),
     close: () => new Promise((r) => server.close(r)),

@@ -150,53 +150,14 @@ function isDuplicateKey(err: unknown): boolean {
   return (err as MongoServerError)?.code === 11000;
 }
 
-/**
- * The live executor. Every write is idempotent: the customer document changes only if its version is
- * older than the event's (an upsert colliding on _id means "already applied"), history documents are
- * keyed by event id. Only operations FerretDB v1 supports.
- *
- * On MongoDB the version guard is part of the update's filter (atomic, indexed). On FerretDB v1 such a
- * filter makes every update read the whole customers collection (no indexes; only `_id`-only filters
- * are pushed down), which held the projector at a few events per second with a few thousand customers.
- * There the guard is a read by `_id` followed by a write by `_id`: safe with one writer per customer,
- * which Kafka gives (a customer's events are on one partition, consumed by one projector instance);
- * only a projector that lost its partition and still writes (a zombie after a session timeout) could
- * interleave with the new owner, and a replay repairs that (docs/decisions/0008).
- */
+/** The live executor for one event: a chunk of one (`applyCustomerEvents`). */
 export async function applyCustomerEvent(
   db: Db,
   names: CollectionNames,
   event: CustomerEvent,
   dialect: StoreDialect = 'mongodb',
 ): Promise<void> {
-  const effect = projectCustomerEvent(event);
-  const customers = db.collection<{ _id: string; version?: number }>(names.customers);
-  const update = {
-    $set: effect.customer.set,
-    ...(effect.customer.upsert ? { $setOnInsert: { createdAt: event.occurredAt } } : {}),
-  };
-  try {
-    if (dialect === 'ferretdb') {
-      const current = await customers.findOne({ _id: event.streamId }, { projection: { version: 1 } });
-      if (current ? (current.version ?? 0) < event.streamVersion : effect.customer.upsert)
-        await customers.updateOne({ _id: event.streamId }, update, { upsert: effect.customer.upsert });
-    } else {
-      await customers.updateOne(
-        { _id: event.streamId, version: { $lt: event.streamVersion } },
-        update,
-        { upsert: effect.customer.upsert },
-      );
-    }
-  } catch (err) {
-    if (!isDuplicateKey(err)) throw err;
-  }
-  for (const ins of effect.inserts) {
-    try {
-      await db.collection<{ _id: string }>(names[ins.projection]).insertOne(ins.doc);
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-    }
-  }
+  await applyCustomerEvents(db, names, [event], dialect);
 }
 
 function isDuplicateKeyOnly(err: unknown): boolean {
@@ -212,12 +173,21 @@ function pathsConflict(a: string, b: string): boolean {
 }
 
 /**
- * The live executor for a chunk of events (the projector's consumer hands it what one fetch brought, in
- * partition order). Same rules as applying the events one by one (`applyCustomerEvent`), in far fewer
- * writes: per customer one read of its version and one update for the run of newer events (split only
- * where two `$set` paths conflict), and one insertMany per history collection. On FerretDB v1 every
- * write costs tens of milliseconds whatever it carries, so this, not the per-event path, keeps up with
- * imports (docs/decisions/0008). Idempotent for the whole chunk, so a failed chunk is simply retried.
+ * The live executor, for a chunk of events (the projector's consumer hands it what one fetch brought,
+ * in partition order). Every write is idempotent: the customer document changes only if its version is
+ * older than the event's (an upsert colliding on _id means "already applied"), history documents are
+ * keyed by event id, so a failed chunk is simply retried. Only operations FerretDB v1 supports.
+ *
+ * Per customer: one read of its version and one update for the run of newer events (split only where
+ * two `$set` paths conflict); one insertMany per history collection. On FerretDB v1 every write costs
+ * tens of milliseconds whatever it carries, so this, not a write per event, keeps up with imports.
+ *
+ * On MongoDB the version guard is also part of each update's filter (atomic, indexed). On FerretDB v1
+ * such a filter makes every update read the whole customers collection (no indexes; only `_id`-only
+ * filters are pushed down), so there the update is by `_id` alone after the read: safe with one writer
+ * per customer, which Kafka gives (a customer's events are on one partition, consumed by one projector
+ * instance); only a projector that lost its partition and still writes (a zombie after a session
+ * timeout) could interleave with the new owner, and a replay repairs that (docs/decisions/0008).
  */
 export async function applyCustomerEvents(
   db: Db,
