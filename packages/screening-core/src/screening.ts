@@ -166,7 +166,7 @@ function flattenPostings(lists: readonly (readonly number[])[]): {
  */
 export function buildIndex(snapshots: readonly ListSnapshot[]): ScreeningIndex {
   const tokenCache = new TokenCache(Number.MAX_SAFE_INTEGER);
-  const compoundCache = new Map<string, Token>();
+  const compoundCache = new TokenCache(Number.MAX_SAFE_INTEGER, makeCompoundToken);
   const entries: ListEntry[] = [];
   const names: IndexedName[] = [];
   const tokens: Token[] = [];
@@ -199,20 +199,12 @@ export function buildIndex(snapshots: readonly ListSnapshot[]): ScreeningIndex {
     }
     return id;
   };
-  const makeCompound = (text: string): Token => {
-    let token = compoundCache.get(text);
-    if (token === undefined) {
-      token = makeCompoundToken(text);
-      compoundCache.set(text, token);
-    }
-    return token;
-  };
   for (const snapshot of snapshots) {
     for (const entry of snapshot.entries) {
       const entryIdx = entries.push(entry) - 1;
       const kind = nameKind(entry.entityType);
       for (const raw of entry.names) {
-        const side = withCompounds(prepareName(raw, kind, tokenCache), makeCompound);
+        const side = withCompounds(prepareName(raw, kind, tokenCache), (text) => compoundCache.get(text));
         if (side.tokens.length === 0) continue;
         const nameIdx = names.length;
         nameOffset.push(nameTokenIds.length);
@@ -681,7 +673,7 @@ export function screenExhaustive(
   for (const name of index.names) {
     if (!entryAllowed(index.entries[name.entry]!, query)) continue;
     if (countLinks(side, name) < requiredLinks(side.tokens, name.tokens)) continue;
-    const comparison = compareSides(side, name, tokenSimilarity);
+    const comparison = explainNames(side, name, tokenSimilarity);
     if (better(best, name.entry, comparison.score, floor))
       best.set(name.entry, { entry: name.entry, name, score: comparison.score, explain: () => comparison });
   }

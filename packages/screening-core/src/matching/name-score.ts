@@ -40,7 +40,7 @@ export interface NameSide {
  * Longest compound: names written as one word are short (Abdulrahman, Mohammadreza, Jianhua), and the
  * index holds one compound per pair of adjacent words of every list name, most of them no one's name.
  */
-export const MAX_COMPOUND_LENGTH = 14;
+const MAX_COMPOUND_LENGTH = 14;
 
 /** A name's words with their compounds, each made by `make` (makeCompoundToken, maybe cached) from the joined text. */
 export function withCompounds(tokens: readonly Token[], make: (text: string) => Token): NameSide {

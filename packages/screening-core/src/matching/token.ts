@@ -1,5 +1,5 @@
 import doubleMetaphone from 'talisman/phonetics/double-metaphone';
-import { jaroWinkler } from './jaro-winkler';
+import jaroWinkler from 'talisman/metrics/jaro-winkler';
 
 /** A name token with what matching and blocking need, computed once per distinct token. */
 export interface Token {
@@ -30,7 +30,7 @@ export interface Token {
 }
 
 /** One bit per letter present in the text (digits share the six spare bits, which only loosens the bound). */
-export function letterMask(text: string): number {
+function letterMask(text: string): number {
   let mask = 0;
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
@@ -264,7 +264,8 @@ function wordSimilarity(a: Token, b: Token): number {
  * Upper bound of `jaroWinkler(a.text, b.text)` in O(1). Jaro's matches m are at most the letters the
  * words share plus the fewer repeated letters of either (a letter can match once per occurrence), and
  * the score grows with m and falls with transpositions (taken as none); the Winkler boost is applied
- * with the real common prefix, and only where the bounded Jaro reaches the boost threshold (0.7).
+ * with the real common prefix, and only where the bounded Jaro reaches the boost threshold: talisman's
+ * defaults (threshold 0.7, scale 0.1, prefix of up to 4 letters), which `jaroWinkler` uses.
  */
 function jaroWinklerBound(a: Token, b: Token): number {
   const la = a.text.length;

@@ -1,5 +1,3 @@
-import talismanJaroWinkler from 'talisman/metrics/jaro-winkler';
-import { jaroWinkler } from './jaro-winkler';
 import {
   abdCanonicalForm,
   CANONICAL_SIMILARITY,
@@ -70,19 +68,6 @@ function words(count: number): string[] {
   }
   return out;
 }
-
-describe('Jaro-Winkler', () => {
-  it('returns exactly the numbers of talisman, without its allocations', () => {
-    const list = words(300);
-    const differing: string[] = [];
-    for (const a of list) {
-      for (const b of list) if (jaroWinkler(a, b) !== talismanJaroWinkler(a, b)) differing.push(`${a}/${b}`);
-    }
-    expect(differing).toEqual([]);
-    expect(jaroWinkler('', '')).toBe(1);
-    expect(jaroWinkler('abc', '')).toBe(0);
-  });
-});
 
 describe('similarity bounds', () => {
   it('never hides a pair that reaches the minimum, and is exact from there', () => {
