@@ -206,7 +206,14 @@ spawn() {
   printf '\n===== %s start (stack.sh) =====\n' "$(date -u +%FT%TZ)" >>"$log"
   # fd 9 is the stack lock: a server must not inherit it, or it would hold the lock for its lifetime.
   setsid "$@" </dev/null >>"$log" 2>&1 9>&- &
-  echo $! >"$(pid_file "$name")"
+  local pid=$! waited=0
+  # Until the forked shell has exec'd the server, /proc/$pid/cmdline is still this script's, so
+  # running_pid would take a starting server for a dead one. On a loaded machine that window lasts.
+  while ! is_ours "$pid" && kill -0 "$pid" 2>/dev/null && [ "$waited" -lt 200 ]; do
+    sleep 0.05
+    waited=$((waited + 1))
+  done
+  echo "$pid" >"$(pid_file "$name")"
 }
 
 prepare_kafka() {
