@@ -34,6 +34,7 @@ SERVICE_METRICS = {
     "callback_deliveries_total",
     "callback_delivery_duration_seconds",
     "callback_dead_letters_total",
+    "reservations_unreleased",
     "screening_duration_seconds",
     "evaluation_duration_seconds",
     "screening_list_snapshot_age_seconds",

@@ -2,3 +2,4 @@ export * from './decider-spec';
 export * from './cluster';
 export * from './test-receiver';
 export * from './stack-env';
+export * from './tcp-proxy';

@@ -3,13 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Db, MongoClient } from 'mongodb';
-import {
-  Health,
-  Histogram,
-  createMetricsRegistry,
-  type Logger,
-  type Registry,
-} from '@crs/runtime';
+import { Gauge, Health, Histogram, createMetricsRegistry, type Logger, type Registry } from '@crs/runtime';
 import { ErrorCodes, buildOpenApi, createValidators, renderDocsHtml } from '@crs/contracts';
 import { createTokenVerifier } from '@crs/auth';
 import { DurablePublisher, setUpMessaging } from '@crs/messaging';
@@ -38,7 +32,11 @@ export interface IngressService {
 const JSON_ROUTES = /^\/(core-ws-rest|api)\//;
 
 /** Builds the HTTP ingress; nothing listens or connects until start(). */
-export function buildIngress(config: IngressConfig, logger: Logger, clock: () => Date = () => new Date()): IngressService {
+export function buildIngress(
+  config: IngressConfig,
+  logger: Logger,
+  clock: () => Date = () => new Date(),
+): IngressService {
   const metrics = createMetricsRegistry('ingress');
   const health = new Health();
   const latency = new Histogram({
@@ -52,7 +50,16 @@ export function buildIngress(config: IngressConfig, logger: Logger, clock: () =>
   let mongo: MongoClient | undefined;
   let watchdog: MongoWatchdog | undefined;
   let publisher: DurablePublisher | undefined;
+  let gateway: CommandGateway | undefined;
   let draining = false;
+  new Gauge({
+    name: 'reservations_unreleased',
+    help: 'communicationNumber reservations of failed requests whose release is still being retried',
+    registers: [metrics],
+    collect() {
+      this.set(gateway?.unreleasedCount() ?? 0);
+    },
+  });
 
   const build = (deps: {
     gateway: CommandGateway;
@@ -67,15 +74,28 @@ export function buildIngress(config: IngressConfig, logger: Logger, clock: () =>
     const openapi = buildOpenApi();
     app.use((req, res, next) => {
       const started = process.hrtime.bigint();
-      const id = (typeof req.headers['x-request-id'] === 'string' && req.headers['x-request-id'].slice(0, 100)) || randomUUID();
+      const id =
+        (typeof req.headers['x-request-id'] === 'string' && req.headers['x-request-id'].slice(0, 100)) ||
+        randomUUID();
       Object.assign(req, { id, startedAt: started });
       res.setHeader('x-request-id', id);
       res.on('finish', () => {
-        const route = (req as Request & { route?: { path?: string } }).route?.path ?? (res.statusCode === 404 ? 'unmatched' : req.path);
+        const route =
+          (req as Request & { route?: { path?: string } }).route?.path ??
+          (res.statusCode === 404 ? 'unmatched' : req.path);
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
         latency.labels(String(route), req.method, String(res.statusCode)).observe(seconds);
         // Method, route template and status only: paths and bodies may carry personal data.
-        logger.info({ requestId: id, method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+        logger.info(
+          {
+            requestId: id,
+            method: req.method,
+            route,
+            status: res.statusCode,
+            ms: Math.round(seconds * 1000),
+          },
+          'request',
+        );
       });
       next();
     });
@@ -97,7 +117,11 @@ export function buildIngress(config: IngressConfig, logger: Logger, clock: () =>
       res.type('html').send(renderDocsHtml('/openapi.json'));
     });
     app.use((req, _res, next) => {
-      if ((req.method === 'POST' || req.method === 'PUT') && JSON_ROUTES.test(req.path) && !req.is('application/json')) {
+      if (
+        (req.method === 'POST' || req.method === 'PUT') &&
+        JSON_ROUTES.test(req.path) &&
+        !req.is('application/json')
+      ) {
         next(new ApiError(ErrorCodes.UnsupportedMediaType, 415, 'Content-Type must be application/json'));
         return;
       }
@@ -117,10 +141,34 @@ export function buildIngress(config: IngressConfig, logger: Logger, clock: () =>
     );
     app.use(classifierRoutes({ verifier: deps.verifier, classifiers: deps.classifiers }));
     app.use(readRoutes({ verifier: deps.verifier, catalog: deps.catalog }));
-    app.use(screeningProxy({ screeningApiUrl: config.SCREENING_API_URL, timeoutMs: 10000, retryAfterSeconds: config.RETRY_AFTER_SECONDS }));
+    app.use(
+      screeningProxy({
+        screeningApiUrl: config.SCREENING_API_URL,
+        timeoutMs: 10000,
+        retryAfterSeconds: config.RETRY_AFTER_SECONDS,
+      }),
+    );
     app.use(callbackRoutes({ verifier: deps.verifier, db: deps.db, validators, clock }));
-    app.use(operationRoutes({ verifier: deps.verifier, catalog: deps.catalog, publisher: () => publisher, topicPrefix: config.TOPIC_PREFIX, retryAfterSeconds: config.RETRY_AFTER_SECONDS, clock }));
-    app.use(riskRoutes({ verifier: deps.verifier, validators, catalog: deps.catalog, gateway: deps.gateway, retryAfterSeconds: config.RETRY_AFTER_SECONDS, clock }));
+    app.use(
+      operationRoutes({
+        verifier: deps.verifier,
+        catalog: deps.catalog,
+        publisher: () => publisher,
+        topicPrefix: config.TOPIC_PREFIX,
+        retryAfterSeconds: config.RETRY_AFTER_SECONDS,
+        clock,
+      }),
+    );
+    app.use(
+      riskRoutes({
+        verifier: deps.verifier,
+        validators,
+        catalog: deps.catalog,
+        gateway: deps.gateway,
+        retryAfterSeconds: config.RETRY_AFTER_SECONDS,
+        clock,
+      }),
+    );
     app.use((_req, _res, next) => next(new ResourceNotFoundError()));
     app.use(errorMiddleware(logger, clock, config.RETRY_AFTER_SECONDS));
     return app;
@@ -147,7 +195,14 @@ export function buildIngress(config: IngressConfig, logger: Logger, clock: () =>
         issuer: config.AUTH_ISSUER,
         audience: config.AUTH_AUDIENCE,
       });
-      const app = build({ gateway: new CommandGateway(db, publisher, topics.customerCommands, clock), classifiers, catalog: new ProjectionCatalog(db), verifier, db });
+      gateway = new CommandGateway(db, publisher, topics.customerCommands, clock, {
+        onReleaseFailed: (err, pending) =>
+          logger.warn(
+            { err, pending },
+            'releasing a communicationNumber reservation failed; retrying in the background',
+          ),
+      });
+      const app = build({ gateway, classifiers, catalog: new ProjectionCatalog(db), verifier, db });
       health.addReadinessCheck('mongo', () => watchdog!.ping());
       health.addReadinessCheck('kafka', () => publisher?.isConnected() ?? false);
       server = createServer(app);
@@ -168,6 +223,7 @@ export function buildIngress(config: IngressConfig, logger: Logger, clock: () =>
         await closed;
       }
       await publisher?.disconnect().catch(() => undefined);
+      gateway?.close();
       await watchdog?.stop();
       await mongo?.close();
     },

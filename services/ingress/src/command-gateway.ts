@@ -29,17 +29,53 @@ export type ReserveOutcome = { ok: true } | { ok: false; reason: 'USED' };
  * (unique per business unit across every write endpoint), then the command is published with acks
  * from all in-sync replicas. If publishing fails the reservation is released, so a retry is possible
  * and nothing was acknowledged that Kafka does not hold.
+ *
+ * A release can fail too: the store may be down at that moment, or the reservation insert may have
+ * reached the store although the driver reported an error. Such a reservation would refuse the
+ * client's retry with O001 for a request we never acknowledged. So a failed release is remembered and
+ * retried in the background with backoff until the store answers, and a retry that meets a
+ * reservation still waiting for release releases it at once and proceeds. Only a reservation carrying
+ * this attempt's commandId is deleted (read by `_id`, then deleted by `_id`: docs/decisions/0008).
  */
+export interface CommandGatewayOptions {
+  /** First wait before a failed release is tried again; doubles up to `releaseRetryMaxMs`. */
+  releaseRetryMs?: number;
+  releaseRetryMaxMs?: number;
+  /** Told about each reservation whose release failed and is kept for the background retry. */
+  onReleaseFailed?: (err: unknown, pending: number) => void;
+}
+
 export class CommandGateway {
   private readonly reservations: Collection<ReservationDoc>;
+  /** Reservations this process must still release: key → the commandId of the failed attempt. */
+  private readonly unreleased = new Map<string, string>();
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryDelayMs: number;
+  private readonly releaseRetryMs: number;
+  private readonly releaseRetryMaxMs: number;
 
   constructor(
     db: Db,
     private readonly publisher: DurablePublisher,
     private readonly commandsTopic: string,
     private readonly clock: () => Date,
+    private readonly options: CommandGatewayOptions = {},
   ) {
     this.reservations = db.collection<ReservationDoc>(OwnedCollections.reservations);
+    this.releaseRetryMs = options.releaseRetryMs ?? 1000;
+    this.releaseRetryMaxMs = options.releaseRetryMaxMs ?? 30000;
+    this.retryDelayMs = this.releaseRetryMs;
+  }
+
+  /** Reservations whose release failed and is still being retried (a gauge for operators). */
+  unreleasedCount(): number {
+    return this.unreleased.size;
+  }
+
+  /** Stops the background release retry (shutdown); reservations still held stay in the store. */
+  close(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
   }
 
   static key(businessUnit: string, communicationNumber: string): string {
@@ -51,7 +87,9 @@ export class CommandGateway {
     // findOne by _id alone: FerretDB v1 pushes that down to SQLite, while countDocuments (an aggregation)
     // reads the whole collection (docs/decisions/0008).
     const key = CommandGateway.key(businessUnit, communicationNumber);
-    return (await this.reservations.findOne({ _id: key }, { projection: { _id: 1 } })) !== null;
+    const doc = await this.reservations.findOne({ _id: key }, { projection: { commandId: 1 } });
+    // A reservation waiting for its release belongs to an attempt that was never acknowledged.
+    return doc !== null && this.unreleased.get(key) !== doc.commandId;
   }
 
   /** Reserves every communicationNumber and publishes the commands of those reserved; returns per item. */
@@ -61,19 +99,13 @@ export class CommandGateway {
     for (const item of items) {
       const commandId = randomUUID();
       try {
-        await this.reservations.insertOne({
-          _id: CommandGateway.key(item.businessUnit, item.communicationNumber),
-          businessUnit: item.businessUnit,
-          communicationNumber: item.communicationNumber,
-          customerExtId: item.customerExtId,
-          reservedAt: this.clock(),
-          commandId,
-        });
+        await this.reserve(item, commandId);
         reserved.push({ item, commandId });
         outcomes.push({ ok: true });
       } catch (err) {
         if ((err as { code?: number }).code !== 11000) {
-          await this.release(reserved.map((r) => r.item));
+          // The insert may have reached the store although the driver reported an error: release it too.
+          await this.release([...reserved, { item, commandId }]);
           throw err;
         }
         outcomes.push({ ok: false, reason: 'USED' });
@@ -99,12 +131,32 @@ export class CommandGateway {
         }),
       );
     } catch (err) {
-      await this.release(reserved.map((r) => r.item));
+      await this.release(reserved);
       throw err;
     }
     return outcomes;
   }
 
+  /** Inserts the reservation; a duplicate left by one of our own failed releases is released first. */
+  private async reserve(item: PendingCommand, commandId: string): Promise<void> {
+    const doc: ReservationDoc = {
+      _id: CommandGateway.key(item.businessUnit, item.communicationNumber),
+      businessUnit: item.businessUnit,
+      communicationNumber: item.communicationNumber,
+      customerExtId: item.customerExtId,
+      reservedAt: this.clock(),
+      commandId,
+    };
+    try {
+      await this.reservations.insertOne(doc);
+    } catch (err) {
+      const stale = this.unreleased.get(doc._id);
+      if ((err as { code?: number }).code !== 11000 || stale === undefined) throw err;
+      await this.releaseOne(doc._id, stale);
+      this.unreleased.delete(doc._id);
+      await this.reservations.insertOne(doc);
+    }
+  }
   /** Publishes a command that needs no communicationNumber reservation (overrides, re-evaluations). */
   async publishOnly(item: PendingCommand): Promise<string> {
     const commandId = randomUUID();
@@ -130,10 +182,47 @@ export class CommandGateway {
     return commandId;
   }
 
-  private async release(items: PendingCommand[]): Promise<void> {
-    if (items.length === 0) return;
-    await this.reservations
-      .deleteMany({ _id: { $in: items.map((i) => CommandGateway.key(i.businessUnit, i.communicationNumber)) } })
-      .catch(() => undefined);
+  private async release(attempts: { item: PendingCommand; commandId: string }[]): Promise<void> {
+    for (const { item, commandId } of attempts) {
+      const key = CommandGateway.key(item.businessUnit, item.communicationNumber);
+      try {
+        await this.releaseOne(key, commandId);
+      } catch (err) {
+        this.unreleased.set(key, commandId);
+        this.options.onReleaseFailed?.(err, this.unreleased.size);
+        this.scheduleRetry();
+      }
+    }
+  }
+
+  /** Deletes the reservation only if it is still this attempt's. */
+  private async releaseOne(key: string, commandId: string): Promise<void> {
+    const doc = await this.reservations.findOne({ _id: key }, { projection: { commandId: 1 } });
+    if (doc?.commandId === commandId) await this.reservations.deleteOne({ _id: key });
+  }
+
+  private scheduleRetry(): void {
+    if (this.retryTimer) return;
+    this.retryTimer = setTimeout(() => void this.retryReleases(), this.retryDelayMs);
+    this.retryTimer.unref();
+  }
+
+  private async retryReleases(): Promise<void> {
+    this.retryTimer = undefined;
+    let failed = false;
+    for (const [key, commandId] of [...this.unreleased]) {
+      try {
+        await this.releaseOne(key, commandId);
+        // A concurrent retry may have released it and reserved the key anew in the meantime.
+        if (this.unreleased.get(key) === commandId) this.unreleased.delete(key);
+      } catch {
+        failed = true;
+        break;
+      }
+    }
+    this.retryDelayMs = failed
+      ? Math.min(this.retryDelayMs * 2, this.releaseRetryMaxMs)
+      : this.releaseRetryMs;
+    if (this.unreleased.size > 0) this.scheduleRetry();
   }
 }

@@ -1,0 +1,55 @@
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A loopback TCP proxy in front of a real server that a test can cut and restore, to give one client
+ * an outage of the real store while the store itself keeps serving the other tests. Cut: every open
+ * connection is destroyed and new ones are closed as soon as they are accepted.
+ * (Toxiproxy does this as a separate server; one socket pipe is all these tests need.)
+ */
+export class TcpProxy {
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  private cutOff = false;
+
+  constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {}
+
+  /** Starts listening on a free loopback port; returns "127.0.0.1:port". */
+  async start(): Promise<string> {
+    this.server = createServer((client) => {
+      if (this.cutOff) {
+        client.destroy();
+        return;
+      }
+      const upstream = connect(this.targetPort, this.targetHost);
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return `127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  cut(): void {
+    this.cutOff = true;
+    for (const s of this.sockets) s.destroy();
+  }
+
+  restore(): void {
+    this.cutOff = false;
+  }
+
+  async stop(): Promise<void> {
+    this.cut();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}

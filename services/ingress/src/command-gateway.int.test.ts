@@ -1,0 +1,178 @@
+import { randomUUID } from 'node:crypto';
+import { MongoClient, type Db } from 'mongodb';
+import { createLogger } from '@crs/runtime';
+import { BrokerUnavailableError, DurablePublisher, setUpMessaging, type Messaging } from '@crs/messaging';
+import { OwnedCollections } from '@crs/store';
+import { TcpProxy } from '@crs/testing';
+import { CommandGateway, type PendingCommand } from './command-gateway';
+
+/**
+ * The communicationNumber reservation when the store fails while a request fails: on the real broker
+ * and the real store, reached through a loopback proxy the test cuts. A reservation whose release
+ * failed must not refuse the client's retry of a request we never acknowledged (with O001): it is
+ * released in the background once the store answers, or at once by the retry itself.
+ */
+describe('CommandGateway: reservations of failed requests', () => {
+  const run = `${process.pid}-${Date.now().toString(36)}`;
+  const logger = createLogger('gateway-it', 'fatal');
+  const proxy = new TcpProxy(...hostPort(process.env.MONGODB_URI!));
+  let direct: MongoClient;
+  let proxied: MongoClient;
+  let directDb: Db;
+  let proxiedDb: Db;
+  let messaging: Messaging;
+  const publishers: DurablePublisher[] = [];
+  const gateways: CommandGateway[] = [];
+
+  function hostPort(uri: string): [string, number] {
+    const m = /mongodb:\/\/(?:[^@/]*@)?([^:/,]+):(\d+)/.exec(uri);
+    if (!m) throw new Error(`cannot read host and port from ${uri}`);
+    return [m[1]!, Number(m[2])];
+  }
+
+  const item = (communicationNumber: string): PendingCommand => ({
+    type: 'ImportSimplifiedCustomer',
+    businessUnit: 'DEMO',
+    customerExtId: `C-${communicationNumber}`,
+    communicationNumber,
+    data: { customer: { entityType: 'INDIVIDUAL', firstName: 'Test', lastName: 'Person' } },
+    issuedBy: 'gateway-it',
+  });
+
+  /** A gateway on the proxied store, publishing to `topic` (a topic that does not exist makes publishing fail). */
+  async function gateway(topic: string, releaseRetryMs: number): Promise<CommandGateway> {
+    const publisher = new DurablePublisher(messaging.kafka, messaging.serde, 2000);
+    publishers.push(publisher);
+    const g = new CommandGateway(proxiedDb, publisher, topic, () => new Date(), {
+      releaseRetryMs,
+      releaseRetryMaxMs: releaseRetryMs,
+    });
+    gateways.push(g);
+    return g;
+  }
+
+  const reservation = (communicationNumber: string) =>
+    directDb
+      .collection<{ _id: string; commandId: string }>(OwnedCollections.reservations)
+      .findOne({ _id: CommandGateway.key('DEMO', communicationNumber) });
+
+  async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** Submits to a failing topic and cuts the store once the reservation is in, so the release fails. */
+  async function failWithStoreDown(g: CommandGateway, communicationNumber: string): Promise<void> {
+    const submitted = g.submit([item(communicationNumber)]);
+    await until('the reservation', async () => (await reservation(communicationNumber)) !== null);
+    proxy.cut();
+    await expect(submitted).rejects.toBeInstanceOf(BrokerUnavailableError);
+  }
+
+  beforeAll(async () => {
+    const address = await proxy.start();
+    const dbName = `crs_it_gateway_${randomUUID().slice(0, 8)}`;
+    direct = await new MongoClient(process.env.MONGODB_URI!).connect();
+    proxied = await new MongoClient(`mongodb://${address}/`, {
+      serverSelectionTimeoutMS: 1500,
+      directConnection: true,
+    }).connect();
+    directDb = direct.db(dbName);
+    proxiedDb = proxied.db(dbName);
+    messaging = await setUpMessaging(
+      {
+        KAFKA_BROKERS: process.env.KAFKA_BROKERS!,
+        KAFKA_SSL: false,
+        KAFKA_SASL_MECHANISM: '',
+        KAFKA_SASL_USERNAME: '',
+        KAFKA_SASL_PASSWORD: '',
+        SCHEMA_REGISTRY_URL: process.env.SCHEMA_REGISTRY_URL!,
+        SCHEMA_REGISTRY_USERNAME: '',
+        SCHEMA_REGISTRY_PASSWORD: '',
+        TOPIC_PARTITIONS: 1,
+        TOPIC_REPLICATION_FACTOR: 1,
+        TOPIC_PREFIX: `crs-it-gw-${run}.`,
+      },
+      'gateway-it',
+      logger,
+    );
+  });
+  afterEach(() => proxy.restore());
+  afterAll(async () => {
+    for (const g of gateways) g.close();
+    for (const p of publishers) await p.disconnect().catch(() => undefined);
+    await directDb.dropDatabase();
+    await proxied.close();
+    await direct.close();
+    await proxy.stop();
+    const admin = messaging.kafka.admin();
+    await admin.connect();
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(`crs-it-gw-${run}.`));
+    await admin.deleteTopics({ topics }).catch(() => undefined);
+    await admin.disconnect();
+  });
+
+  it('releases the reservation in the background once the store answers; the retry is then accepted, and a second use is refused', async () => {
+    const failing = await gateway(`crs-it-gw-${run}.missing`, 300);
+    await failWithStoreDown(failing, 'comm-bg');
+    expect(failing.unreleasedCount()).toBe(1);
+    expect(await reservation('comm-bg')).not.toBeNull();
+
+    proxy.restore();
+    await until('the background release', async () => (await reservation('comm-bg')) === null);
+    await until('the retry list to empty', async () => failing.unreleasedCount() === 0);
+
+    const working = await gateway(messaging.topics.customerCommands, 300);
+    expect(await working.submit([item('comm-bg')])).toEqual([{ ok: true }]);
+    expect(await working.submit([item('comm-bg')])).toEqual([{ ok: false, reason: 'USED' }]);
+    expect(await working.isUsed('DEMO', 'comm-bg')).toBe(true);
+
+    const offsets = await (async () => {
+      const admin = messaging.kafka.admin();
+      await admin.connect();
+      try {
+        return await admin.fetchTopicOffsets(messaging.topics.customerCommands);
+      } finally {
+        await admin.disconnect();
+      }
+    })();
+    // Exactly one command was published: the failed attempt's never reached the broker.
+    expect(offsets.reduce((n, p) => n + Number(p.high) - Number(p.low), 0)).toBe(1);
+  });
+
+  it('a retry meeting a reservation still waiting for release releases it at once and proceeds (no O001)', async () => {
+    // The background retry is far off: only the retry itself can free the key.
+    const g = await gateway(`crs-it-gw-${run}.missing`, 600000);
+    await failWithStoreDown(g, 'comm-now');
+    proxy.restore();
+    expect(await reservation('comm-now')).not.toBeNull();
+    // The batch pre-check does not count a reservation of an attempt that was never acknowledged.
+    expect(await g.isUsed('DEMO', 'comm-now')).toBe(false);
+
+    // The retry gets past the reservation to the broker (which still fails here: a 503 for the client, not a 400).
+    await expect(g.submit([item('comm-now')])).rejects.toBeInstanceOf(BrokerUnavailableError);
+    expect(g.unreleasedCount()).toBe(0);
+    // ...and its own reservation was released as usual, so nothing is left behind.
+    expect(await reservation('comm-now')).toBeNull();
+  });
+
+  it('never releases a reservation that another attempt holds', async () => {
+    const g = await gateway(`crs-it-gw-${run}.missing`, 300);
+    await failWithStoreDown(g, 'comm-taken');
+    // While the store was unreachable for this process, someone else took the key over (a restarted
+    // replica released the stale reservation and reserved it for its own request).
+    const reservations = directDb.collection<{ _id: string; commandId: string }>(
+      OwnedCollections.reservations,
+    );
+    const key = CommandGateway.key('DEMO', 'comm-taken');
+    await reservations.deleteOne({ _id: key });
+    await reservations.insertOne({ _id: key, commandId: 'another-attempt' });
+    proxy.restore();
+    await until('the retry list to empty', async () => g.unreleasedCount() === 0);
+    expect((await reservation('comm-taken'))?.commandId).toBe('another-attempt');
+    expect(await g.isUsed('DEMO', 'comm-taken')).toBe(true);
+  });
+});
