@@ -3,7 +3,9 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '.local/**', '.tools/**', 'coverage/**', '**/generated/**'] },
+  {
+    ignores: ['**/dist/**', '**/node_modules/**', '.local/**', '.tools/**', 'coverage/**', '**/generated/**'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -20,7 +22,9 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: ['kafkajs', 'mongodb', 'express', '@crs/messaging', '@crs/store', 'node:*', 'fs', 'http'] },
+        {
+          patterns: ['kafkajs', 'mongodb', 'express', '@crs/messaging', '@crs/store', 'node:*', 'fs', 'http'],
+        },
       ],
       'no-restricted-properties': [
         'error',
@@ -42,7 +46,20 @@ export default tseslint.config(
   },
   {
     files: ['**/*.mjs', '**/*.cjs', '**/*.js'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Buffer: 'readonly', fetch: 'readonly', __dirname: 'readonly', require: 'readonly', module: 'writable' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        Buffer: 'readonly',
+        fetch: 'readonly',
+        __dirname: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+      },
+    },
     rules: {
       'no-console': 'off',
       '@typescript-eslint/no-require-imports': 'off',

@@ -1,19 +1,35 @@
 // Tests are split by suffix (STYLE.md): *.unit.test.ts need nothing running, *.int.test.ts talk to
 // the real Kafka, registry and MongoDB-compatible store, and test/e2e/** is black-box through HTTP.
 const transform = {
-  '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+  '^.+\\.(t|j|mj)s$': [
+    '@swc/jest',
+    { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+  ],
 };
 const moduleNameMapper = { '^@crs/([a-z0-9-]+)$': '<rootDir>/packages/$1/src/index.ts' };
 // ESM-only dependencies are transformed to CommonJS for jest.
-const transformIgnorePatterns = ['/node_modules/(?!(\\.pnpm/)?(double-metaphone|any-ascii|@sindresorhus)[@/])'];
-const common = { rootDir: __dirname, transform, moduleNameMapper, transformIgnorePatterns, testEnvironment: 'node' };
+const transformIgnorePatterns = [
+  '/node_modules/(?!(\\.pnpm/)?(double-metaphone|any-ascii|@sindresorhus)[@/])',
+];
+const common = {
+  rootDir: __dirname,
+  transform,
+  moduleNameMapper,
+  transformIgnorePatterns,
+  testEnvironment: 'node',
+};
 const ignore = ['/node_modules/', '/dist/', '/.local/'];
 
 module.exports = {
   // testTimeout is a global option in jest (ignored per project): the real-stack suites need minutes.
   testTimeout: 180000,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{packages,services}/**/*.unit.test.ts'], testPathIgnorePatterns: ignore },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{packages,services}/**/*.unit.test.ts'],
+      testPathIgnorePatterns: ignore,
+    },
     {
       ...common,
       displayName: 'integration',

@@ -18,11 +18,31 @@ const SERVICES = {
   customer: { main: 'services/customer/dist/main.js', healthPortVar: 'HEALTH_PORT', port: 9101 },
   projector: { main: 'services/projector/dist/main.js', healthPortVar: 'HEALTH_PORT', port: 9102 },
   callback: { main: 'services/callback/dist/main.js', healthPortVar: 'HEALTH_PORT', port: 9103 },
-  evaluation: { main: 'services/evaluation/dist/main.js', healthPortVar: 'HEALTH_PORT', port: 9104, optional: true },
-  screening: { main: 'services/screening/dist/main.js', healthPortVar: 'HEALTH_PORT', port: 9105, optional: true },
-  archive: { main: 'services/archive/dist/main.js', healthPortVar: 'HEALTH_PORT', port: 9106, optional: true },
+  evaluation: {
+    main: 'services/evaluation/dist/main.js',
+    healthPortVar: 'HEALTH_PORT',
+    port: 9104,
+    optional: true,
+  },
+  screening: {
+    main: 'services/screening/dist/main.js',
+    healthPortVar: 'HEALTH_PORT',
+    port: 9105,
+    optional: true,
+  },
+  archive: {
+    main: 'services/archive/dist/main.js',
+    healthPortVar: 'HEALTH_PORT',
+    port: 9106,
+    optional: true,
+  },
   ingress: { main: 'services/ingress/dist/main.js', healthPortVar: 'HTTP_PORT', port: 8080 },
-  'demo-receiver': { main: 'deploy/local/demo-receiver.cjs', healthPortVar: 'RECEIVER_PORT', port: 8089, demo: true },
+  'demo-receiver': {
+    main: 'deploy/local/demo-receiver.cjs',
+    healthPortVar: 'RECEIVER_PORT',
+    port: 8089,
+    demo: true,
+  },
 };
 
 function readStackEnv() {
@@ -45,7 +65,11 @@ async function ensureKeys() {
   const dir = path.join(LOCAL, 'auth');
   const tokens = await auth.ensureLocalKeys(dir);
   const callbacks = await auth.ensureCallbackKeys(dir);
-  return { jwksFile: tokens.jwksPath, callbackKeyFile: callbacks.privateKeyPath, callbackJwksFile: callbacks.jwksPath };
+  return {
+    jwksFile: tokens.jwksPath,
+    callbackKeyFile: callbacks.privateKeyPath,
+    callbackJwksFile: callbacks.jwksPath,
+  };
 }
 
 function defaultCallbackConfig() {
@@ -54,7 +78,20 @@ function defaultCallbackConfig() {
     fs.mkdirSync(LOCAL, { recursive: true });
     fs.writeFileSync(
       file,
-      JSON.stringify({ endpoints: [{ id: 'demo-receiver', businessUnit: 'DEMO', url: 'http://127.0.0.1:8089/callbacks', eventTypes: ['*'] }] }, null, 2),
+      JSON.stringify(
+        {
+          endpoints: [
+            {
+              id: 'demo-receiver',
+              businessUnit: 'DEMO',
+              url: 'http://127.0.0.1:8089/callbacks',
+              eventTypes: ['*'],
+            },
+          ],
+        },
+        null,
+        2,
+      ),
     );
   }
   return file;
@@ -83,7 +120,8 @@ function namespaceSettings(namespace) {
   // CRS_PORT_SHIFT moves every port of this checkout (a second checkout running beside this one).
   const shift = Number(process.env.CRS_PORT_SHIFT || 0);
   if (!namespace) return { key: '', env: {}, portOffset: shift };
-  if (!/^[a-z0-9-]{1,40}$/.test(namespace)) throw new Error(`namespace must match [a-z0-9-]{1,40}: ${namespace}`);
+  if (!/^[a-z0-9-]{1,40}$/.test(namespace))
+    throw new Error(`namespace must match [a-z0-9-]{1,40}: ${namespace}`);
   let h = 0;
   for (const ch of namespace) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
   return {
@@ -147,7 +185,8 @@ async function startService(name, { env = {}, timeoutMs = 90000, namespace = '' 
   const port = Number(env[spec.healthPortVar] || spec.port + ns.portOffset);
   let pid = runningPid(name, ns.key);
   if (!pid) {
-    if (!fs.existsSync(path.join(ROOT, spec.main))) throw new Error(`${spec.main} is missing: run the build first`);
+    if (!fs.existsSync(path.join(ROOT, spec.main)))
+      throw new Error(`${spec.main} is missing: run the build first`);
     fs.mkdirSync(RUN, { recursive: true });
     fs.mkdirSync(LOGS, { recursive: true });
     const out = fs.openSync(path.join(LOGS, `${ns.key}${name}.log`), 'a');
@@ -203,7 +242,16 @@ function available(name) {
 
 async function up({ demo = true } = {}) {
   // The decider and projector first: the ingress is ready to accept before anything consumes.
-  const order = ['customer', 'projector', 'evaluation', 'screening', 'archive', 'callback', 'ingress', 'demo-receiver'];
+  const order = [
+    'customer',
+    'projector',
+    'evaluation',
+    'screening',
+    'archive',
+    'callback',
+    'ingress',
+    'demo-receiver',
+  ];
   for (const name of order) {
     const spec = SERVICES[name];
     if (spec.demo && !demo) continue;
@@ -245,7 +293,20 @@ function status() {
   return all;
 }
 
-module.exports = { SERVICES, startService, stopService, portOf, namespaceSettings, up, down, downAll, status, baseEnv, ensureKeys, ROOT };
+module.exports = {
+  SERVICES,
+  startService,
+  stopService,
+  portOf,
+  namespaceSettings,
+  up,
+  down,
+  downAll,
+  status,
+  baseEnv,
+  ensureKeys,
+  ROOT,
+};
 
 if (require.main === module) {
   const cmd = process.argv[2];

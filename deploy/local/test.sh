@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test pipeline behind `pnpm test` (run by bootstrap.sh after install and build):
-#   1. lint (eslint: types, architecture guards) and unit tests (need nothing running)
+#   1. lint (eslint: types, architecture guards; prettier --check) and unit tests (need nothing running)
 #   2. the local stack                 (stack.sh up; only what was not running already)
 #   3. integration and e2e tests       (against the stack, one file at a time)
 #   4. extra suites deploy/local/test.d/*.sh, in name order (deploy checks, short fuzz, short fault run)
@@ -117,7 +117,7 @@ trap finish EXIT
 trap 'echo "interrupted" >&2; exit 130' INT TERM
 
 step "contracts up to date" pnpm run -s gen:check
-step "lint" pnpm exec eslint .
+step "lint" pnpm run -s lint
 step "unit" pnpm exec jest --selectProjects unit --passWithNoTests
 
 if step "stack up" stack_up; then

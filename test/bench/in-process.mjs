@@ -26,10 +26,20 @@ function sampleCustomer(i) {
     nationalCode: `${38001010000 + i}`,
     isPEP: false,
     activityDescription: 'Software engineering',
-    listAddress: [{ addressType: 'RESIDENTIAL', city: 'Vilnius', country: 'LT', streetAddress: 'Main 1', zipCode: '01100' }],
+    listAddress: [
+      {
+        addressType: 'RESIDENTIAL',
+        city: 'Vilnius',
+        country: 'LT',
+        streetAddress: 'Main 1',
+        zipCode: '01100',
+      },
+    ],
     listContact: [{ contactType: 'EMAIL', contactDetails: `a${i}@example.com`, useForCommunication: true }],
     listIncomeSource: [{ incomeSourceType: 'BONUSES', incomePercentage: 20 }],
-    listDeclaredTurnover: [{ from: 0, to: 5000, turnoverRange: 'MONTHLY', turnoverType: 'AVERAGE_MONTHLY_INCOME_AMOUNT' }],
+    listDeclaredTurnover: [
+      { from: 0, to: 5000, turnoverRange: 'MONTHLY', turnoverType: 'AVERAGE_MONTHLY_INCOME_AMOUNT' },
+    ],
   };
 }
 
@@ -44,10 +54,13 @@ export function benchValidation(n = 1000, rounds = 20) {
     raw(r);
   }
   let t0 = performance.now();
-  for (let k = 0; k < rounds; k++) for (const r of records) if (!validators.validateCustomer(r, 'batch').ok) throw new Error('invalid sample');
+  for (let k = 0; k < rounds; k++)
+    for (const r of records)
+      if (!validators.validateCustomer(r, 'batch').ok) throw new Error('invalid sample');
   const ours = (n * rounds) / ((performance.now() - t0) / 1000);
   t0 = performance.now();
-  for (let k = 0; k < rounds; k++) for (const r of records) if (!raw(r)) throw new Error('invalid sample (raw)');
+  for (let k = 0; k < rounds; k++)
+    for (const r of records) if (!raw(r)) throw new Error('invalid sample (raw)');
   const ajv = (n * rounds) / ((performance.now() - t0) / 1000);
   return [
     { name: 'validation.batch.customers_per_sec', value: round(ours, 0), unit: 'customers/s' },

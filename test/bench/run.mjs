@@ -29,7 +29,9 @@ const figures = [];
 const add = (list, section) => {
   for (const f of list) figures.push({ ...f, section });
 };
-console.log(`machine: ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}`);
+console.log(
+  `machine: ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}`,
+);
 
 // Screening latency depends on what else runs on the (shared) cores, so its section says how busy
 // they were: the 1-minute load average when the measurement started and ended.
@@ -40,7 +42,11 @@ function benchScreeningWithLoad() {
   return { list, note };
 }
 
-const table = (list) => ['| figure | value | unit |', '|---|---:|---|', ...list.map((f) => `| ${f.name} | ${f.value} | ${f.unit} |`)];
+const table = (list) => [
+  '| figure | value | unit |',
+  '|---|---:|---|',
+  ...list.map((f) => `| ${f.name} | ${f.value} | ${f.unit} |`),
+];
 
 if (process.argv[2] === 'screening') {
   if (!existsSync(DATA)) throw new Error(`no shared data at ${DATA}`);
@@ -54,13 +60,21 @@ if (process.argv[2] === 'screening') {
   const merged = previous.map((f) => fresh.get(f.name) ?? f);
   for (const f of list) if (!previous.some((p) => p.name === f.name)) merged.push(f);
   mkdirSync(path.dirname(jsonFile), { recursive: true });
-  writeFileSync(jsonFile, JSON.stringify(merged.map(({ name, value, unit }) => ({ name, value, unit })), null, 2) + '\n');
+  writeFileSync(
+    jsonFile,
+    JSON.stringify(
+      merged.map(({ name, value, unit }) => ({ name, value, unit })),
+      null,
+      2,
+    ) + '\n',
+  );
   const mdFile = path.join(ROOT, 'docs/benchmarks.md');
   const section = ['## screening', '', note, '', ...table(list), ''].join('\n');
   const md = existsSync(mdFile) ? readFileSync(mdFile, 'utf8') : '# Benchmarks\n\n';
   const at = md.indexOf('## screening\n');
   const end = at < 0 ? -1 : md.indexOf('\n## ', at + 1);
-  const updated = at < 0 ? `${md.trimEnd()}\n\n${section}` : md.slice(0, at) + section + (end < 0 ? '' : md.slice(end));
+  const updated =
+    at < 0 ? `${md.trimEnd()}\n\n${section}` : md.slice(0, at) + section + (end < 0 ? '' : md.slice(end));
   writeFileSync(mdFile, updated);
   console.log('updated the screening figures in reports/bench.json and docs/benchmarks.md');
   process.exit(0);
@@ -70,7 +84,10 @@ console.log('in-process: validation');
 add(benchValidation(), 'validation');
 // Growth: the same figures over 10k and 100k distinct records (one pass each over the larger sets).
 for (const n of [10000, 100000]) {
-  add(benchValidation(n, Math.max(1, Math.round(20000 / n))).map((f) => ({ ...f, name: `${f.name}@${n}` })), 'validation');
+  add(
+    benchValidation(n, Math.max(1, Math.round(20000 / n))).map((f) => ({ ...f, name: `${f.name}@${n}` })),
+    'validation',
+  );
 }
 console.log('in-process: risk engine');
 add(benchRiskEngine(), 'risk engine');
@@ -97,7 +114,14 @@ if (!process.env.BENCH_SKIP_STACK) {
 for (const f of figures) console.log(`${f.name.padEnd(55)} ${String(f.value).padStart(12)} ${f.unit}`);
 
 mkdirSync(path.join(ROOT, 'reports'), { recursive: true });
-writeFileSync(path.join(ROOT, 'reports/bench.json'), JSON.stringify(figures.map(({ name, value, unit }) => ({ name, value, unit })), null, 2) + '\n');
+writeFileSync(
+  path.join(ROOT, 'reports/bench.json'),
+  JSON.stringify(
+    figures.map(({ name, value, unit }) => ({ name, value, unit })),
+    null,
+    2,
+  ) + '\n',
+);
 const sections = [...new Set(figures.map((f) => f.section))];
 const md = [
   '# Benchmarks',
@@ -108,7 +132,13 @@ const md = [
   '',
   'Reading the local-stack figures: FerretDB v1 on SQLite is the bottleneck. It has no query indexes (only `_id`-only filters are pushed down to SQLite) and every write costs tens of milliseconds, growing with the collection, while all services share it; the projector (which writes in chunks) and the callback dispatcher (about five small writes per delivery) are bound by it (docs/decisions/0008). Accept-to-assessment and screened customers/s are read from the event log (broker timestamps), so they do not include the callback queue. On MongoDB the same queries are served by indexes. The stack phases run at 1k customers by default (10k and 100k opt-in with `BENCH_SIZES`); `*_share` figures say how much arrived within the bounded wait. The in-process figures (validation, risk engine, screening) are the service code alone.',
   '',
-  ...sections.flatMap((s) => [`## ${s}`, '', ...(s === 'screening' && screeningNote ? [screeningNote, ''] : []), ...table(figures.filter((f) => f.section === s)), '']),
+  ...sections.flatMap((s) => [
+    `## ${s}`,
+    '',
+    ...(s === 'screening' && screeningNote ? [screeningNote, ''] : []),
+    ...table(figures.filter((f) => f.section === s)),
+    '',
+  ]),
 ].join('\n');
 writeFileSync(path.join(ROOT, 'docs/benchmarks.md'), md);
 console.log('wrote reports/bench.json and docs/benchmarks.md');

@@ -14,7 +14,9 @@ const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const launcher = require(path.join(ROOT, 'deploy/local/services.cjs'));
 const auth = require(path.join(ROOT, 'packages/auth/dist/index.js'));
-const { Kafka, logLevel } = require(require.resolve('kafkajs', { paths: [path.join(ROOT, 'packages/messaging')] }));
+const { Kafka, logLevel } = require(
+  require.resolve('kafkajs', { paths: [path.join(ROOT, 'packages/messaging')] }),
+);
 const run = promisify(execFile);
 // A namespace of its own per run (topics, consumer groups, database): a backlog left by an earlier,
 // interrupted run would otherwise be part of what this run measures.
@@ -33,7 +35,9 @@ function stackEnv() {
 
 async function token() {
   const keys = await launcher.ensureKeys();
-  const privateJwk = JSON.parse(readFileSync(path.join(path.dirname(keys.jwksFile), 'signing-key.private.jwk.json'), 'utf8'));
+  const privateJwk = JSON.parse(
+    readFileSync(path.join(path.dirname(keys.jwksFile), 'signing-key.private.jwk.json'), 'utf8'),
+  );
   return auth.issueToken({
     privateJwk,
     issuer: 'http://127.0.0.1:8080/local-issuer',
@@ -72,7 +76,8 @@ async function lagOf(admin, group, topic) {
   const [committed] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
   const at = new Map((committed?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
   let lag = 0n;
-  for (const e of ends) lag += BigInt(e.high) - (at.get(e.partition) > 0n ? at.get(e.partition) : BigInt(e.low));
+  for (const e of ends)
+    lag += BigInt(e.high) - (at.get(e.partition) > 0n ? at.get(e.partition) : BigInt(e.low));
   return lag;
 }
 
@@ -96,7 +101,11 @@ async function importMany(base, tok, n, concurrency, offset, acceptedAt, shape =
     Array.from({ length: concurrency }, async () => {
       while (next < n) {
         const i = offset + next++;
-        const body = shape({ ...sampleCustomer(i), communicationNumber: `${NS}-${Date.now()}-${i}`, customerExtId: `${NS}-${Date.now()}-${i}` });
+        const body = shape({
+          ...sampleCustomer(i),
+          communicationNumber: `${NS}-${Date.now()}-${i}`,
+          customerExtId: `${NS}-${Date.now()}-${i}`,
+        });
         const s = performance.now();
         const res = await fetch(`${base}/core-ws-rest/customer`, {
           method: 'POST',
@@ -150,7 +159,12 @@ export async function benchStack({ size = 1000, concurrency = 16, log = console.
     LOG_LEVEL: 'warn',
     CALLBACK_ENDPOINTS: JSON.stringify({
       endpoints: [
-        { id: 'bench', businessUnit: 'DEMO', url: `http://127.0.0.1:${port}/cb`, eventTypes: ['com.crs.risk-assessment.completed', 'com.crs.screening.*'] },
+        {
+          id: 'bench',
+          businessUnit: 'DEMO',
+          url: `http://127.0.0.1:${port}/cb`,
+          eventTypes: ['com.crs.risk-assessment.completed', 'com.crs.screening.*'],
+        },
       ],
     }),
   };
@@ -160,7 +174,11 @@ export async function benchStack({ size = 1000, concurrency = 16, log = console.
   const mongo = await new MongoClient(env.MONGODB_URI).connect();
   await mongo.db(ns.env.MONGODB_DB).dropDatabase();
   await mongo.close();
-  const kafka = new Kafka({ clientId: 'bench', brokers: env.KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING });
+  const kafka = new Kafka({
+    clientId: 'bench',
+    brokers: env.KAFKA_BROKERS.split(','),
+    logLevel: logLevel.NOTHING,
+  });
   const admin = kafka.admin();
   await admin.connect();
   const topics = { commands: `${NS}.crs.customer.commands.v1`, events: `${NS}.crs.customer.events.v1` };
@@ -176,17 +194,34 @@ export async function benchStack({ size = 1000, concurrency = 16, log = console.
     const single = await importMany(base, tok, size, concurrency, 0, acceptedAt);
     const lat = summarize(single.latencies);
     figures.push(
-      { name: `ingress.single_import.accepted_per_sec@${size}`, value: round(single.accepted / single.seconds), unit: 'req/s' },
+      {
+        name: `ingress.single_import.accepted_per_sec@${size}`,
+        value: round(single.accepted / single.seconds),
+        unit: 'req/s',
+      },
       { name: `ingress.single_import.latency_p50@${size}`, value: round(lat.p50, 2), unit: 'ms' },
       { name: `ingress.single_import.latency_p99@${size}`, value: round(lat.p99, 2), unit: 'ms' },
     );
-    log(`  single import: ${figures.at(-3).value} req/s, p50 ${figures.at(-2).value} ms, p99 ${figures.at(-1).value} ms`);
+    log(
+      `  single import: ${figures.at(-3).value} req/s, p50 ${figures.at(-2).value} ms, p99 ${figures.at(-1).value} ms`,
+    );
     // Bounded: on FerretDB v1 the callback queue is the slowest part; what arrived in time is measured
     // and the share that arrived is reported with it.
-    await waitUntil(() => [...acceptedAt.keys()].every((c) => recv.arrivals.has(c)), 600000, 'all assessment callbacks').catch((e) => log(`  ${e.message}`));
-    const arrivedShare = [...acceptedAt.keys()].filter((c) => recv.arrivals.has(c)).length / Math.max(1, acceptedAt.size);
-    figures.push({ name: `callback.arrived_within_10min_share@${size}`, value: round(arrivedShare * 100, 1), unit: '%' });
-    const toCallback = summarize([...acceptedAt].filter(([c]) => recv.arrivals.has(c)).map(([c, t]) => recv.arrivals.get(c) - t));
+    await waitUntil(
+      () => [...acceptedAt.keys()].every((c) => recv.arrivals.has(c)),
+      600000,
+      'all assessment callbacks',
+    ).catch((e) => log(`  ${e.message}`));
+    const arrivedShare =
+      [...acceptedAt.keys()].filter((c) => recv.arrivals.has(c)).length / Math.max(1, acceptedAt.size);
+    figures.push({
+      name: `callback.arrived_within_10min_share@${size}`,
+      value: round(arrivedShare * 100, 1),
+      unit: '%',
+    });
+    const toCallback = summarize(
+      [...acceptedAt].filter(([c]) => recv.arrivals.has(c)).map(([c, t]) => recv.arrivals.get(c) - t),
+    );
     const arrivals = [...recv.arrivals.values()].sort((a, b) => a - b);
     figures.push(
       { name: `callback.accept_to_callback_p50@${size}`, value: round(toCallback.p50, 1), unit: 'ms' },
@@ -197,7 +232,9 @@ export async function benchStack({ size = 1000, concurrency = 16, log = console.
         unit: 'callbacks/s',
       },
     );
-    log(`  accept-to-callback: p50 ${figures.at(-3).value} ms, p99 ${figures.at(-2).value} ms; ${figures.at(-1).value} callbacks/s`);
+    log(
+      `  accept-to-callback: p50 ${figures.at(-3).value} ms, p99 ${figures.at(-2).value} ms; ${figures.at(-1).value} callbacks/s`,
+    );
 
     // 1b. Batch imports (batch-customers, 100 per request): customers accepted/s and request latency.
     const batchLat = [];
@@ -212,7 +249,11 @@ export async function benchStack({ size = 1000, concurrency = 16, log = console.
           const b = nextBatch++;
           const customers = Array.from({ length: batchSize }, (_, k) => {
             const i = 40_000_000 + b * batchSize + k;
-            const { sourceOfRiskLevel: _s, ...rest } = { ...sampleCustomer(i), communicationNumber: `${NS}-b-${Date.now()}-${i}`, customerExtId: `${NS}-b-${Date.now()}-${i}` };
+            const { sourceOfRiskLevel: _s, ...rest } = {
+              ...sampleCustomer(i),
+              communicationNumber: `${NS}-b-${Date.now()}-${i}`,
+              customerExtId: `${NS}-b-${Date.now()}-${i}`,
+            };
             return rest;
           });
           const s = performance.now();
@@ -223,21 +264,44 @@ export async function benchStack({ size = 1000, concurrency = 16, log = console.
           });
           const body = await res.json();
           batchLat.push(performance.now() - s);
-          if (res.status === 200) batchAccepted += body.results.filter((r) => r.resultType === 'REQUEST_ACCEPTED').length;
+          if (res.status === 200)
+            batchAccepted += body.results.filter((r) => r.resultType === 'REQUEST_ACCEPTED').length;
         }
       }),
     );
     const batchSeconds = (performance.now() - tb) / 1000;
     const bl = summarize(batchLat);
     figures.push(
-      { name: `ingress.batch_import.customers_per_sec@${size}`, value: round(batchAccepted / batchSeconds), unit: 'customers/s' },
-      { name: `ingress.batch_import.request_latency_p50@${size}`, value: round(bl.p50, 1), unit: 'ms (100 customers)' },
-      { name: `ingress.batch_import.request_latency_p99@${size}`, value: round(bl.p99, 1), unit: 'ms (100 customers)' },
+      {
+        name: `ingress.batch_import.customers_per_sec@${size}`,
+        value: round(batchAccepted / batchSeconds),
+        unit: 'customers/s',
+      },
+      {
+        name: `ingress.batch_import.request_latency_p50@${size}`,
+        value: round(bl.p50, 1),
+        unit: 'ms (100 customers)',
+      },
+      {
+        name: `ingress.batch_import.request_latency_p99@${size}`,
+        value: round(bl.p99, 1),
+        unit: 'ms (100 customers)',
+      },
     );
-    log(`  batch import: ${figures.at(-3).value} customers/s, request p50 ${figures.at(-2).value} ms, p99 ${figures.at(-1).value} ms`);
+    log(
+      `  batch import: ${figures.at(-3).value} customers/s, request p50 ${figures.at(-2).value} ms, p99 ${figures.at(-1).value} ms`,
+    );
     // The next phase times a backlog of its own: let this one drain first.
-    await waitUntil(async () => (await lagOf(admin, groups.decider, topics.commands)) === 0n, 900000, 'batch commands decided');
-    await waitUntil(async () => (await lagOf(admin, groups.projector, topics.events)) === 0n, 900000, 'batch events projected');
+    await waitUntil(
+      async () => (await lagOf(admin, groups.decider, topics.commands)) === 0n,
+      900000,
+      'batch commands decided',
+    );
+    await waitUntil(
+      async () => (await lagOf(admin, groups.projector, topics.events)) === 0n,
+      900000,
+      'batch events projected',
+    );
 
     // 2. Decider and projector on a backlog: stop both, queue commands, then time the drain.
     await launcher.stopService('projector', { namespace: NS });
@@ -245,20 +309,39 @@ export async function benchStack({ size = 1000, concurrency = 16, log = console.
     await importMany(base, tok, size, concurrency, 20_000_000);
     let t0 = performance.now();
     await launcher.startService('customer', { env: clusterEnv, namespace: NS });
-    await waitUntil(async () => (await lagOf(admin, groups.decider, topics.commands)) === 0n, 600000, 'decider drained');
+    await waitUntil(
+      async () => (await lagOf(admin, groups.decider, topics.commands)) === 0n,
+      600000,
+      'decider drained',
+    );
     const deciderSeconds = (performance.now() - t0) / 1000;
-    figures.push({ name: `decider.commands_per_sec@${size}`, value: round(size / deciderSeconds), unit: 'commands/s' });
+    figures.push({
+      name: `decider.commands_per_sec@${size}`,
+      value: round(size / deciderSeconds),
+      unit: 'commands/s',
+    });
     log(`  decider: ${figures.at(-1).value} commands/s (including its start and state rebuild)`);
     const backlog = await lagOf(admin, groups.projector, topics.events);
     t0 = performance.now();
     await launcher.startService('projector', { env: clusterEnv, namespace: NS });
-    await waitUntil(async () => (await lagOf(admin, groups.projector, topics.events)) === 0n, 900000, 'projector drained');
+    await waitUntil(
+      async () => (await lagOf(admin, groups.projector, topics.events)) === 0n,
+      900000,
+      'projector drained',
+    );
     const projSeconds = (performance.now() - t0) / 1000;
-    figures.push({ name: `projector.events_per_sec@${size}`, value: round(Number(backlog) / projSeconds), unit: 'events/s' });
+    figures.push({
+      name: `projector.events_per_sec@${size}`,
+      value: round(Number(backlog) / projSeconds),
+      unit: 'events/s',
+    });
     log(`  projector: ${figures.at(-1).value} events/s`);
 
     // 3. EVALUATE with screening: accept-to-assessment latency, assessed and screened customers/s.
-    const extra = ['evaluation', 'screening'].filter((s) => launcher.SERVICES[s] && require('node:fs').existsSync(path.join(ROOT, `services/${s}/dist/app.js`)));
+    const extra = ['evaluation', 'screening'].filter(
+      (s) =>
+        launcher.SERVICES[s] && require('node:fs').existsSync(path.join(ROOT, `services/${s}/dist/app.js`)),
+    );
     if (extra.length === 2) {
       for (const s of extra) await launcher.startService(s, { env: clusterEnv, namespace: NS });
       // Measured from the event log (broker timestamps), not from callback arrival: the assessment and
@@ -266,43 +349,89 @@ export async function benchStack({ size = 1000, concurrency = 16, log = console.
       const observer = await eventObserver(kafka, topics.events);
       const evalAccepted = new Map();
       const t0e = Date.now();
-      await importMany(base, tok, size, concurrency, 30_000_000, undefined, (b) => {
-        const { riskLevel: _r, ...rest } = b;
-        return { ...rest, sourceOfRiskLevel: 'EVALUATE', initializeScreeningProcesses: ['SANCTIONS', 'PEP'] };
-      }, evalAccepted);
+      await importMany(
+        base,
+        tok,
+        size,
+        concurrency,
+        30_000_000,
+        undefined,
+        (b) => {
+          const { riskLevel: _r, ...rest } = b;
+          return {
+            ...rest,
+            sourceOfRiskLevel: 'EVALUATE',
+            initializeScreeningProcesses: ['SANCTIONS', 'PEP'],
+          };
+        },
+        evalAccepted,
+      );
       const done = (c) => observer.assessedAt.has(c) && observer.screenings.get(c)?.n >= 2;
-      await waitUntil(() => [...evalAccepted.keys()].every(done), 600000, 'evaluations and screenings').catch((e) => log(`  ${e.message}`));
+      await waitUntil(() => [...evalAccepted.keys()].every(done), 600000, 'evaluations and screenings').catch(
+        (e) => log(`  ${e.message}`),
+      );
       await observer.stop();
       const assessed = [...evalAccepted].filter(([c]) => observer.assessedAt.has(c));
       const screenedDone = [...evalAccepted.keys()].filter((c) => observer.screenings.get(c)?.n >= 2);
-      figures.push({ name: `evaluation.assessed_within_10min_share@${size}`, value: round((assessed.length / Math.max(1, evalAccepted.size)) * 100, 1), unit: '%' });
+      figures.push({
+        name: `evaluation.assessed_within_10min_share@${size}`,
+        value: round((assessed.length / Math.max(1, evalAccepted.size)) * 100, 1),
+        unit: '%',
+      });
       const toAssessment = summarize(assessed.map(([c, t]) => Math.max(0, observer.assessedAt.get(c) - t)));
       const lastAssessed = Math.max(...assessed.map(([c]) => observer.assessedAt.get(c)));
       const lastScreened = Math.max(...screenedDone.map((c) => observer.screenings.get(c).at));
       figures.push(
-        { name: `evaluation.accept_to_assessment_p50@${size}`, value: round(toAssessment.p50, 1), unit: 'ms' },
-        { name: `evaluation.accept_to_assessment_p99@${size}`, value: round(toAssessment.p99, 1), unit: 'ms' },
-        { name: `evaluation.assessed_customers_per_sec@${size}`, value: round(assessed.length / ((lastAssessed - t0e) / 1000)), unit: 'customers/s' },
-        { name: `screening.screened_customers_per_sec@${size}`, value: round(screenedDone.length / ((lastScreened - t0e) / 1000)), unit: 'customers/s' },
+        {
+          name: `evaluation.accept_to_assessment_p50@${size}`,
+          value: round(toAssessment.p50, 1),
+          unit: 'ms',
+        },
+        {
+          name: `evaluation.accept_to_assessment_p99@${size}`,
+          value: round(toAssessment.p99, 1),
+          unit: 'ms',
+        },
+        {
+          name: `evaluation.assessed_customers_per_sec@${size}`,
+          value: round(assessed.length / ((lastAssessed - t0e) / 1000)),
+          unit: 'customers/s',
+        },
+        {
+          name: `screening.screened_customers_per_sec@${size}`,
+          value: round(screenedDone.length / ((lastScreened - t0e) / 1000)),
+          unit: 'customers/s',
+        },
       );
-      log(`  evaluate+screen (from the event log): accept-to-assessment p50 ${figures.at(-4).value} ms, p99 ${figures.at(-3).value} ms; ${figures.at(-2).value} assessed/s; ${figures.at(-1).value} screened/s`);
+      log(
+        `  evaluate+screen (from the event log): accept-to-assessment p50 ${figures.at(-4).value} ms, p99 ${figures.at(-3).value} ms; ${figures.at(-2).value} assessed/s; ${figures.at(-1).value} screened/s`,
+      );
     }
 
     // 4. Replay of the whole log into fresh collections.
-    const { stdout, stderr } = await run(process.execPath, [path.join(ROOT, 'services/projector/dist/cli/replay.js')], {
-      env: { ...process.env, ...env, ...ns.env, TOPIC_REPLICATION_FACTOR: '1', LOG_LEVEL: 'info' },
-      maxBuffer: 256 * 1024 * 1024,
-    });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [path.join(ROOT, 'services/projector/dist/cli/replay.js')],
+      {
+        env: { ...process.env, ...env, ...ns.env, TOPIC_REPLICATION_FACTOR: '1', LOG_LEVEL: 'info' },
+        maxBuffer: 256 * 1024 * 1024,
+      },
+    );
     const done = `${stdout}${stderr}`
       .split('\n')
       .filter((l) => l.includes('replay done'))
       .map((l) => JSON.parse(l))[0];
     if (done) {
-      figures.push({ name: `replay.events_per_sec@${size}`, value: round(done.events / done.seconds), unit: 'events/s' });
+      figures.push({
+        name: `replay.events_per_sec@${size}`,
+        value: round(done.events / done.seconds),
+        unit: 'events/s',
+      });
       log(`  replay: ${done.events} events in ${done.seconds} s`);
     }
   } finally {
-    for (const s of ['evaluation', 'screening', ...[...CORE].reverse()]) await launcher.stopService(s, { namespace: NS });
+    for (const s of ['evaluation', 'screening', ...[...CORE].reverse()])
+      await launcher.stopService(s, { namespace: NS });
     await admin.disconnect();
     await recv.close();
   }

@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import { ROOT, TestCluster, TestReceiver, eventually, localToken, uniqueId } from '@crs/testing';
 import { individual, without } from '../e2e/api-support';
 import { faultStackEnv, stackCommand } from './support/fault-stack';
-import { checkScreeningProfiles, screeningProfiles, type BlackCustomer, type ScreeningProfile } from './support/screening-fixtures';
+import {
+  checkScreeningProfiles,
+  screeningProfiles,
+  type BlackCustomer,
+  type ScreeningProfile,
+} from './support/screening-fixtures';
 import { resetNamespace } from './support/namespace';
 import { runScenario, servicePids, sleep, type Harness } from './support/scenario';
 
@@ -25,14 +30,51 @@ const ONLY = (process.env.FAULT_SCENARIOS ?? '').split(',').filter(Boolean);
 
 const P =
   MODE === 'long'
-    ? { requests: 2000, rate: 25, concurrency: 8, killRounds: 3, outages: 3, outageMs: 10000, receiverCycles: 3, phaseMs: 6000, settleMs: 300000, operations: 60 }
-    : { requests: 80, rate: 6, concurrency: 4, killRounds: 1, outages: 1, outageMs: 7000, receiverCycles: 1, phaseMs: 3000, settleMs: 300000, operations: 12 };
+    ? {
+        requests: 2000,
+        rate: 25,
+        concurrency: 8,
+        killRounds: 3,
+        outages: 3,
+        outageMs: 10000,
+        receiverCycles: 3,
+        phaseMs: 6000,
+        settleMs: 300000,
+        operations: 60,
+      }
+    : {
+        requests: 80,
+        rate: 6,
+        concurrency: 4,
+        killRounds: 1,
+        outages: 1,
+        outageMs: 7000,
+        receiverCycles: 1,
+        phaseMs: 3000,
+        settleMs: 300000,
+        operations: 12,
+      };
 
 // The evaluation service joins when it is built (services.cjs knows it as optional).
 const evaluation = existsSync(join(ROOT, 'services/evaluation/dist/app.js'));
-const SERVICES = ['customer', 'projector', ...(evaluation ? ['evaluation'] : []), 'screening', 'archive', 'callback', 'ingress'];
+const SERVICES = [
+  'customer',
+  'projector',
+  ...(evaluation ? ['evaluation'] : []),
+  'screening',
+  'archive',
+  'callback',
+  'ingress',
+];
 // Killed in this order (the archive early, so that an archive request meets its restart).
-const CONSUMERS = ['customer', 'archive', 'projector', 'screening', 'callback', ...(evaluation ? ['evaluation'] : [])];
+const CONSUMERS = [
+  'customer',
+  'archive',
+  'projector',
+  'screening',
+  'callback',
+  ...(evaluation ? ['evaluation'] : []),
+];
 /** Every fourth import asks for screening (each screening adds three or four events the projector writes). */
 const SCREEN_EVERY = 4;
 
@@ -67,28 +109,55 @@ describe(`fault suite (${MODE})`, () => {
     // (docs/reliability.md), and every event type goes through the same queue and delivery code.
     cluster.setEnv({
       CALLBACK_ENDPOINTS: JSON.stringify({
-        endpoints: [{ id: 'fault-receiver', businessUnit: 'DEMO', url: `http://127.0.0.1:${receiverPort}/callbacks`, eventTypes: [CloudEventTypes.riskAssessmentCompleted] }],
+        endpoints: [
+          {
+            id: 'fault-receiver',
+            businessUnit: 'DEMO',
+            url: `http://127.0.0.1:${receiverPort}/callbacks`,
+            eventTypes: [CloudEventTypes.riskAssessmentCompleted],
+          },
+        ],
       }),
     });
     // Services a crashed earlier run left behind would run against topics that are about to go.
     await cluster.stop(SERVICES);
     const logger = createLogger('fault-suite', 'warn');
-    const env = { ...process.env, ...stackEnv, TOPIC_PREFIX: `${NAMESPACE}.`, TOPIC_PARTITIONS: '3', LOG_LEVEL: 'warn' };
+    const env = {
+      ...process.env,
+      ...stackEnv,
+      TOPIC_PREFIX: `${NAMESPACE}.`,
+      TOPIC_PARTITIONS: '3',
+      LOG_LEVEL: 'warn',
+    };
     const config = loadConfig(commonConfigSpec, env);
     await resetNamespace(cluster, config, logger);
     await cluster.start(SERVICES);
     const messaging = await setUpMessaging(config, 'fault-suite', logger);
     const token = await localToken({ expiresInSec: 4 * 3600 });
     // The customer-derived internal list: one customer marked BLACK, whose name the INTERNAL_LIST hits carry.
-    const black: BlackCustomer = { customerExtId: uniqueId('fault-black'), firstName: 'Corvin', lastName: 'Haldemere' };
+    const black: BlackCustomer = {
+      customerExtId: uniqueId('fault-black'),
+      firstName: 'Corvin',
+      lastName: 'Haldemere',
+    };
     // One communicationNumber for every attempt (a retry after a lost answer is the same command).
     const blackImport = without(
-      individual({ ...black, communicationNumber: `${black.customerExtId}-import`, requester: 'fault-suite', riskLevel: 'HIGH', listPurpose: 'BLACK' }),
+      individual({
+        ...black,
+        communicationNumber: `${black.customerExtId}-import`,
+        requester: 'fault-suite',
+        riskLevel: 'HIGH',
+        listPurpose: 'BLACK',
+      }),
       'citizenshipCountry',
     );
     await eventually(
       async () => {
-        const res = await cluster.fetch('/core-ws-rest/customer', { method: 'POST', token, body: JSON.stringify(blackImport) });
+        const res = await cluster.fetch('/core-ws-rest/customer', {
+          method: 'POST',
+          token,
+          body: JSON.stringify(blackImport),
+        });
         return res.status === 200;
       },
       60000,
@@ -104,7 +173,13 @@ describe(`fault suite (${MODE})`, () => {
       db: await cluster.db(),
       messaging,
       logger,
-      replayEnv: { ...stackEnv, TOPIC_PREFIX: `${NAMESPACE}.`, MONGODB_DB: cluster.dbName, TOPIC_PARTITIONS: '3', TOPIC_REPLICATION_FACTOR: '1' },
+      replayEnv: {
+        ...stackEnv,
+        TOPIC_PREFIX: `${NAMESPACE}.`,
+        MONGODB_DB: cluster.dbName,
+        TOPIC_PARTITIONS: '3',
+        TOPIC_REPLICATION_FACTOR: '1',
+      },
       settleMs: P.settleMs,
       routed: (e) => e.type === 'RiskAssessed',
       operations: P.operations,
@@ -138,90 +213,107 @@ describe(`fault suite (${MODE})`, () => {
     expect({ lost: r.lost, doubled: r.doubled }).toEqual({ lost: 0, doubled: 0 });
   };
 
-  scenario('consumer-crash', async () => {
-    const kills = P.killRounds * CONSUMERS.length;
-    const r = await runScenario(h, {
-      name: 'consumer-crash',
-      load,
-      faults: async (ctl) => {
-        // Restarts run in the background (a restarted consumer waits for its group's session to end),
-        // so every kill lands while the load is still running; a service is killed again only once up.
-        const restarts = new Map<string, Promise<void>>();
-        let k = 0;
-        for (let round = 0; round < P.killRounds; round++) {
-          for (const service of CONSUMERS) {
-            k++;
-            await ctl.acceptedAtLeast(Math.floor((P.requests * k) / (kills + 1)));
-            await restarts.get(service);
-            await cluster.stopService(service, 'SIGKILL');
-            ctl.injected(`SIGKILL ${service}`);
-            restarts.set(service, sleep(1000).then(() => cluster.startService(service)));
-          }
-        }
-        await Promise.all(restarts.values());
-      },
-    });
-    report(r);
-  }, 3600000);
-
-  const outage = (name: string, component: 'kafka' | 'ferretdb') =>
-    scenario(name, async () => {
-      const before = servicePids(NAMESPACE, SERVICES);
+  scenario(
+    'consumer-crash',
+    async () => {
+      const kills = P.killRounds * CONSUMERS.length;
       const r = await runScenario(h, {
-        name,
+        name: 'consumer-crash',
         load,
         faults: async (ctl) => {
-          for (let i = 0; i < P.outages; i++) {
-            await ctl.acceptedAtLeast(Math.floor((P.requests * (i + 1)) / (P.outages + 1)));
-            // Alternately a clean stop and a crash of the component.
-            const how = i % 2 === 0 ? 'stop' : 'kill';
-            await stackCommand(how, component);
-            ctl.injected(`${how} ${component}`);
-            await sleep(P.outageMs);
-            await stackCommand('start', component);
+          // Restarts run in the background (a restarted consumer waits for its group's session to end),
+          // so every kill lands while the load is still running; a service is killed again only once up.
+          const restarts = new Map<string, Promise<void>>();
+          let k = 0;
+          for (let round = 0; round < P.killRounds; round++) {
+            for (const service of CONSUMERS) {
+              k++;
+              await ctl.acceptedAtLeast(Math.floor((P.requests * k) / (kills + 1)));
+              await restarts.get(service);
+              await cluster.stopService(service, 'SIGKILL');
+              ctl.injected(`SIGKILL ${service}`);
+              restarts.set(
+                service,
+                sleep(1000).then(() => cluster.startService(service)),
+              );
+            }
           }
-        },
-        // The system heals by itself: no service process was restarted (or died) during the outage.
-        extraChecks: async () => {
-          const after = servicePids(NAMESPACE, SERVICES);
-          return SERVICES.filter((s) => before[s] !== after[s]).map((s) => `${s} did not survive the ${component} outage by itself`);
+          await Promise.all(restarts.values());
         },
       });
       report(r);
-      // While the broker was down the ingress said so (503 with Retry-After) instead of accepting.
-      if (component === 'kafka') expect(r.statuses['503'] ?? 0).toBeGreaterThan(0);
-    }, 3600000);
+    },
+    3600000,
+  );
+
+  const outage = (name: string, component: 'kafka' | 'ferretdb') =>
+    scenario(
+      name,
+      async () => {
+        const before = servicePids(NAMESPACE, SERVICES);
+        const r = await runScenario(h, {
+          name,
+          load,
+          faults: async (ctl) => {
+            for (let i = 0; i < P.outages; i++) {
+              await ctl.acceptedAtLeast(Math.floor((P.requests * (i + 1)) / (P.outages + 1)));
+              // Alternately a clean stop and a crash of the component.
+              const how = i % 2 === 0 ? 'stop' : 'kill';
+              await stackCommand(how, component);
+              ctl.injected(`${how} ${component}`);
+              await sleep(P.outageMs);
+              await stackCommand('start', component);
+            }
+          },
+          // The system heals by itself: no service process was restarted (or died) during the outage.
+          extraChecks: async () => {
+            const after = servicePids(NAMESPACE, SERVICES);
+            return SERVICES.filter((s) => before[s] !== after[s]).map(
+              (s) => `${s} did not survive the ${component} outage by itself`,
+            );
+          },
+        });
+        report(r);
+        // While the broker was down the ingress said so (503 with Retry-After) instead of accepting.
+        if (component === 'kafka') expect(r.statuses['503'] ?? 0).toBeGreaterThan(0);
+      },
+      3600000,
+    );
 
   outage('broker-outage', 'kafka');
   outage('database-outage', 'ferretdb');
 
-  scenario('callback-receiver', async () => {
-    const r = await runScenario(h, {
-      name: 'callback-receiver',
-      load,
-      faults: async (ctl) => {
-        const marks = P.receiverCycles * 3;
-        let k = 0;
-        const next = () => ctl.acceptedAtLeast(Math.floor((P.requests * ++k) / (marks + 1)));
-        for (let cycle = 0; cycle < P.receiverCycles; cycle++) {
-          await next();
-          await receiver.stop();
-          ctl.injected('receiver down');
-          await sleep(P.phaseMs);
-          await receiver.start(receiverPort);
-          await next();
-          // Slower than usual but within the dispatcher's timeout: every answer counts once.
-          receiver.mode = { kind: 'slow', delayMs: 1500 };
-          ctl.injected('receiver slow (1.5 s)');
-          await sleep(P.phaseMs);
-          await next();
-          receiver.mode = { kind: 'random-500', rate: 0.4 };
-          ctl.injected('receiver answers 500 at random (40 %)');
-          await sleep(P.phaseMs);
-          receiver.mode = { kind: 'ok' };
-        }
-      },
-    });
-    report(r);
-  }, 3600000);
+  scenario(
+    'callback-receiver',
+    async () => {
+      const r = await runScenario(h, {
+        name: 'callback-receiver',
+        load,
+        faults: async (ctl) => {
+          const marks = P.receiverCycles * 3;
+          let k = 0;
+          const next = () => ctl.acceptedAtLeast(Math.floor((P.requests * ++k) / (marks + 1)));
+          for (let cycle = 0; cycle < P.receiverCycles; cycle++) {
+            await next();
+            await receiver.stop();
+            ctl.injected('receiver down');
+            await sleep(P.phaseMs);
+            await receiver.start(receiverPort);
+            await next();
+            // Slower than usual but within the dispatcher's timeout: every answer counts once.
+            receiver.mode = { kind: 'slow', delayMs: 1500 };
+            ctl.injected('receiver slow (1.5 s)');
+            await sleep(P.phaseMs);
+            await next();
+            receiver.mode = { kind: 'random-500', rate: 0.4 };
+            ctl.injected('receiver answers 500 at random (40 %)');
+            await sleep(P.phaseMs);
+            receiver.mode = { kind: 'ok' };
+          }
+        },
+      });
+      report(r);
+    },
+    3600000,
+  );
 });

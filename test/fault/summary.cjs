@@ -8,7 +8,10 @@ const path = require('node:path');
 
 const [dir, mode, ...expected] = process.argv.slice(2);
 const results = fs.existsSync(dir)
-  ? fs.readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')))
+  ? fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')))
   : [];
 const order = (name) => (expected.indexOf(name) === -1 ? 99 : expected.indexOf(name));
 results.sort((a, b) => order(a.scenario) - order(b.scenario));
@@ -43,7 +46,10 @@ for (const r of results) {
       pad(r.screening.hits, 6) +
       pad(r.operations.sent, 5) +
       pad(r.operations.archived, 10) +
-      pad(`${r.projectionDocuments}${r.projectionDifferences ? ` (${r.projectionDifferences} diff)` : ''}`, 13) +
+      pad(
+        `${r.projectionDocuments}${r.projectionDifferences ? ` (${r.projectionDifferences} diff)` : ''}`,
+        13,
+      ) +
       r.seconds,
   );
 }
@@ -61,13 +67,30 @@ lines.push(
 );
 for (const r of results) {
   if (r.faults.length) lines.push(`  ${r.scenario} faults: ${r.faults.join('; ')}`);
-  if (r.projectionCounts) lines.push(`  ${r.scenario} replayed: ${Object.entries(r.projectionCounts).map(([n, c]) => `${n} ${c}`).join(', ')}`);
+  if (r.projectionCounts)
+    lines.push(
+      `  ${r.scenario} replayed: ${Object.entries(r.projectionCounts)
+        .map(([n, c]) => `${n} ${c}`)
+        .join(', ')}`,
+    );
   for (const p of r.problems) lines.push(`  ${r.scenario} PROBLEM: ${p}`);
 }
 for (const name of missing) lines.push(`  ${name}: no result (the scenario did not run to its end)`);
 process.stdout.write(`${lines.join('\n')}\n`);
 const failed =
   missing.length > 0 ||
-  results.some((r) => !r.passed || r.lost > 0 || r.doubled > 0 || r.screening.wrong > 0 || r.operations.lost > 0 || r.operations.doubled > 0);
-process.stdout.write(failed ? 'FAIL\n' : 'PASS: nothing acknowledged was lost, nothing happened twice, screening results are right, projections equal the replay\n');
+  results.some(
+    (r) =>
+      !r.passed ||
+      r.lost > 0 ||
+      r.doubled > 0 ||
+      r.screening.wrong > 0 ||
+      r.operations.lost > 0 ||
+      r.operations.doubled > 0,
+  );
+process.stdout.write(
+  failed
+    ? 'FAIL\n'
+    : 'PASS: nothing acknowledged was lost, nothing happened twice, screening results are right, projections equal the replay\n',
+);
 process.exit(failed ? 1 : 0);

@@ -105,16 +105,28 @@ export interface CustomerEventData {
   InternalListPurposeRecorded: { listPurpose: 'WHITE' | 'BLACK' };
   RiskEvaluationRequested: {
     requestId: string;
-    reason: 'IMPORT_EVALUATE' | 'CUSTOMER_UPDATED' | 'SCREENING_CHANGED' | 'MATRIX_ACTIVATED' | 'OVERRIDE_EXPIRED';
+    reason:
+      | 'IMPORT_EVALUATE'
+      | 'CUSTOMER_UPDATED'
+      | 'SCREENING_CHANGED'
+      | 'MATRIX_ACTIVATED'
+      | 'OVERRIDE_EXPIRED';
     /** What to evaluate, so the evaluation service needs no state of its own. */
     customer?: CustomerData;
     /** confirmed: a reviewer confirmed a current hit (true) or dismissed every current hit (false); absent: not reviewed. */
-    screening?: Partial<Record<ScreeningListName, { matched: boolean; hitCount?: number; confirmed?: boolean }>>;
+    screening?: Partial<
+      Record<ScreeningListName, { matched: boolean; hitCount?: number; confirmed?: boolean }>
+    >;
     listPurpose?: 'WHITE' | 'BLACK';
   };
   RiskAssessed: { requestId?: string; assessment: AssessmentData; previousLevel?: RiskLevel | null };
   RiskOverrideSet: { level: RiskLevel; reason: string; expiresAt?: string; setBy: string };
-  ScreeningRequested: { requestId: string; lists: ScreeningListName[]; reason?: string; customer?: CustomerData };
+  ScreeningRequested: {
+    requestId: string;
+    lists: ScreeningListName[];
+    reason?: string;
+    customer?: CustomerData;
+  };
   ScreeningCompleted: {
     requestId: string;
     list: ScreeningListName;
@@ -147,7 +159,12 @@ export interface CustomerCommandData {
   SetRiskOverride: { level: RiskLevel; reason: string; expiresAt?: string; setBy: string };
   RequestReevaluation: { reason: 'MATRIX_ACTIVATED' | 'SCREENING_CHANGED' | 'OVERRIDE_EXPIRED' };
   /** Ongoing screening: a new list snapshot changed a screened customer's matches (no open request needed). */
-  RecordRescreeningResult: { list: ScreeningListName; matched: boolean; hits: ScreeningHitData[]; snapshotVersion: string };
+  RecordRescreeningResult: {
+    list: ScreeningListName;
+    matched: boolean;
+    hits: ScreeningHitData[];
+    snapshotVersion: string;
+  };
   /** A reviewer's decision on one hit, reported by the screening service (schemas/commands/record-screening-decision). */
   RecordScreeningDecision: ScreeningHitDecisionData;
 }

@@ -270,7 +270,10 @@ export function buildOpenApi(): Json {
               ref('CommunicationsEventsResponse'),
               'Events in order (CloudEvents); errors holds rejections of the communication.',
             ),
-            '400': json(ref('ErrorBody'), 'communicationNumber or businessUnit empty or over 255 characters (V001).'),
+            '400': json(
+              ref('ErrorBody'),
+              'communicationNumber or businessUnit empty or over 255 characters (V001).',
+            ),
             '404': json(
               ref('ErrorBody'),
               "No event (yet) for this communicationNumber in the token's business units (NOT_FOUND).",
@@ -304,16 +307,30 @@ export function buildOpenApi(): Json {
           tags: ['screening'],
           security: secured('screening:search'),
           parameters: [
-            query('name', true, 'Name to search for (at most 300 characters).', { type: 'string', minLength: 1, maxLength: 300 }),
+            query('name', true, 'Name to search for (at most 300 characters).', {
+              type: 'string',
+              minLength: 1,
+              maxLength: 300,
+            }),
             query('entityType', false, 'INDIVIDUAL, ORGANIZATION, VESSEL or AIRCRAFT.', {
               type: 'string',
               enum: ['INDIVIDUAL', 'ORGANIZATION', 'VESSEL', 'AIRCRAFT'],
             }),
-            query('birthDate', false, 'YYYY, YYYY-MM or YYYY-MM-DD; raises or lowers scores of persons.', { type: 'string' }),
-            query('country', false, 'ISO 3166 country code; raises or lowers scores.', { type: 'string', maxLength: 3 }),
-            query('lists', false, 'Comma-separated lists (SANCTIONS, PEP, ADVERSE_MEDIA, INTERNAL_LIST); all when omitted.', {
+            query('birthDate', false, 'YYYY, YYYY-MM or YYYY-MM-DD; raises or lowers scores of persons.', {
               type: 'string',
             }),
+            query('country', false, 'ISO 3166 country code; raises or lowers scores.', {
+              type: 'string',
+              maxLength: 3,
+            }),
+            query(
+              'lists',
+              false,
+              'Comma-separated lists (SANCTIONS, PEP, ADVERSE_MEDIA, INTERNAL_LIST); all when omitted.',
+              {
+                type: 'string',
+              },
+            ),
             query('threshold', false, 'Minimum score in 0..1 (default: the configured threshold).', {
               type: 'number',
               minimum: 0,
@@ -337,7 +354,8 @@ export function buildOpenApi(): Json {
       '/api/screening/decisions': {
         post: {
           operationId: 'decideScreeningMatch',
-          summary: 'Decide a screening hit: FALSE_POSITIVE (suppressed until the entry or the name changes) or CONFIRMED',
+          summary:
+            'Decide a screening hit: FALSE_POSITIVE (suppressed until the entry or the name changes) or CONFIRMED',
           tags: ['screening'],
           security: secured('screening:decide'),
           requestBody: {
@@ -347,7 +365,10 @@ export function buildOpenApi(): Json {
           responses: {
             '202': json(ref('CommandAccepted'), 'Recorded as an event.'),
             '400': json(ref('ErrorBody'), 'Invalid body (V001 with errors).'),
-            '404': json(ref('ErrorBody'), 'The hit is not in the last screening of that customer and list (SCREENING_HIT_NOT_FOUND).'),
+            '404': json(
+              ref('ErrorBody'),
+              'The hit is not in the last screening of that customer and list (SCREENING_HIT_NOT_FOUND).',
+            ),
             ...commonErrors,
           },
         },
@@ -377,7 +398,10 @@ export function buildOpenApi(): Json {
           summary: 'The delivery log of a communication: attempts, status codes, latency',
           tags: ['callbacks'],
           security: secured('callbacks:redeliver'),
-          parameters: [businessUnitQuery(true), query('communicationNumber', true, 'The communicationNumber of the request.')],
+          parameters: [
+            businessUnitQuery(true),
+            query('communicationNumber', true, 'The communicationNumber of the request.'),
+          ],
           responses: {
             '200': json(
               {
@@ -438,7 +462,11 @@ export function buildOpenApi(): Json {
           },
           responses: {
             '202': json(
-              { type: 'object', required: ['requeued'], properties: { requeued: { type: 'integer', minimum: 0 } } },
+              {
+                type: 'object',
+                required: ['requeued'],
+                properties: { requeued: { type: 'integer', minimum: 0 } },
+              },
               'The chosen deliveries (dead-lettered ones when no eventIds are given) are queued again.',
             ),
             '400': json(ref('ErrorBody'), 'Invalid body (V001 with errors).'),

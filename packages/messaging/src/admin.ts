@@ -6,7 +6,13 @@ import { MessageSerde, type SchemaDoc } from './serde';
 /** Creates every topic with explicit partitions and retention; existing topics are left as they are. */
 export async function ensureTopics(
   kafka: Kafka,
-  opts: { partitions: number; replicationFactor: number; logger: Logger; prefix?: string; topics?: TopicSpec[] },
+  opts: {
+    partitions: number;
+    replicationFactor: number;
+    logger: Logger;
+    prefix?: string;
+    topics?: TopicSpec[];
+  },
 ): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
@@ -43,6 +49,9 @@ export interface SchemaRegistration {
 }
 
 /** Registers every message schema (idempotent; the registry enforces BACKWARD compatibility). */
-export async function registerSchemas(serde: MessageSerde, registrations: SchemaRegistration[]): Promise<void> {
+export async function registerSchemas(
+  serde: MessageSerde,
+  registrations: SchemaRegistration[],
+): Promise<void> {
   for (const r of registrations) await serde.register(r.subject, r.type, r.schema);
 }

@@ -85,7 +85,9 @@ export class AtLeastOnceConsumer<T> {
         isRunning,
         isStale,
       }) => {
-        const decode = async (raw: (typeof batch.messages)[number]): Promise<DecodedMessage<T> | undefined> => {
+        const decode = async (
+          raw: (typeof batch.messages)[number],
+        ): Promise<DecodedMessage<T> | undefined> => {
           try {
             return {
               topic: batch.topic,
@@ -106,10 +108,14 @@ export class AtLeastOnceConsumer<T> {
             const started = process.hrtime.bigint();
             try {
               await work();
-              hist.labels(batch.topic, opts.groupId, 'ok').observe(Number(process.hrtime.bigint() - started) / 1e9);
+              hist
+                .labels(batch.topic, opts.groupId, 'ok')
+                .observe(Number(process.hrtime.bigint() - started) / 1e9);
               return;
             } catch (err) {
-              hist.labels(batch.topic, opts.groupId, 'error').observe(Number(process.hrtime.bigint() - started) / 1e9);
+              hist
+                .labels(batch.topic, opts.groupId, 'error')
+                .observe(Number(process.hrtime.bigint() - started) / 1e9);
               if (!isRunning()) throw err;
               opts.logger.warn({ err, attempt, topic: batch.topic, offset }, 'handler failed; retrying');
               await heartbeat().catch(() => undefined);
@@ -131,7 +137,9 @@ export class AtLeastOnceConsumer<T> {
           for (let i = 0; i < batch.messages.length; i += size) {
             if (!isRunning() || isStale()) return;
             const chunk = batch.messages.slice(i, i + size);
-            const decoded = (await Promise.all(chunk.map(decode))).filter((m): m is DecodedMessage<T> => m !== undefined);
+            const decoded = (await Promise.all(chunk.map(decode))).filter(
+              (m): m is DecodedMessage<T> => m !== undefined,
+            );
             const last = chunk[chunk.length - 1]!.offset;
             if (decoded.length > 0) await untilDone(() => handleBatch(decoded), last);
             await done(last);

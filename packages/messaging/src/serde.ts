@@ -50,7 +50,11 @@ export class MessageSerde {
       ? { username: settings.SCHEMA_REGISTRY_USERNAME, password: settings.SCHEMA_REGISTRY_PASSWORD }
       : undefined;
     this.registry = new SchemaRegistry(
-      { host: settings.SCHEMA_REGISTRY_URL.replace(/\/$/, ''), ...(auth ? { auth } : {}), retry: { retries: 3 } },
+      {
+        host: settings.SCHEMA_REGISTRY_URL.replace(/\/$/, ''),
+        ...(auth ? { auth } : {}),
+        retry: { retries: 3 },
+      },
       { [SchemaType.JSON]: { ajvInstance: ajvFactory as never } },
     );
   }

@@ -33,7 +33,8 @@ export const Topics = {
     name: 'crs.operation.ingest.v1',
     retentionMs: 30 * DAY,
     cleanupPolicy: 'delete',
-    description: 'Operations (payments, transactions) from upstream systems, keyed <businessUnit>:<operationExtId>',
+    description:
+      'Operations (payments, transactions) from upstream systems, keyed <businessUnit>:<operationExtId>',
   },
   operationCommands: {
     name: 'crs.operation.commands.v1',

@@ -22,7 +22,10 @@ export function loadConfig<S extends Record<string, unknown>>(
 /** Settings every service shares: Kafka, schema registry, logging, health and shutdown. */
 export const commonConfigSpec = {
   SERVICE_NAME: str({ default: '' }),
-  LOG_LEVEL: str({ default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }),
+  LOG_LEVEL: str({
+    default: 'info',
+    choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+  }),
   KAFKA_BROKERS: str({ default: '127.0.0.1:19092', desc: 'comma-separated bootstrap brokers' }),
   KAFKA_SSL: bool({ default: false }),
   KAFKA_SASL_MECHANISM: str({ default: '', choices: ['', 'plain', 'scram-sha-256', 'scram-sha-512'] }),

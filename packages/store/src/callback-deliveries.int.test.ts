@@ -69,7 +69,12 @@ describe('DeliveryStore (callback queue)', () => {
 
     expect((await store.queue.find().toArray()).map((e) => e._id)).toEqual(['e-2|ep-1']);
     const log = await store.collection.findOne({ _id: 'e-1|ep-1' });
-    expect(log).toMatchObject({ status: 'delivered', attempts: 1, deliveredAt: T0, log: [{ status: 204, ms: 3 }] });
+    expect(log).toMatchObject({
+      status: 'delivered',
+      attempts: 1,
+      deliveredAt: T0,
+      log: [{ status: 204, ms: 3 }],
+    });
     expect(await store.pendingCount()).toBe(1);
   });
 
@@ -83,7 +88,10 @@ describe('DeliveryStore (callback queue)', () => {
     await store.recordAttempt(claimed!, { at: T0, status: 200, ms: 1 }, { status: 'delivered' });
     await store.enqueue(delivery(1), at(60));
     expect(await store.queue.countDocuments()).toBe(0);
-    expect(await store.collection.findOne({ _id: 'e-1|ep-1' })).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect(await store.collection.findOne({ _id: 'e-1|ep-1' })).toMatchObject({
+      status: 'delivered',
+      attempts: 1,
+    });
   });
 
   it('only one of two claimers wins, and the loser stops polling the entry until the lease ends', async () => {
@@ -100,11 +108,19 @@ describe('DeliveryStore (callback queue)', () => {
   it('a failed attempt reschedules the queue entry; the last one dead-letters and empties the queue', async () => {
     await store.enqueue(delivery(1), T0);
     const d = await store.claim((await store.due(T0, 1))[0]!, T0, at(30));
-    await store.recordAttempt(d!, { at: T0, status: 500, ms: 2 }, { status: 'pending', nextAttemptAt: at(8) });
+    await store.recordAttempt(
+      d!,
+      { at: T0, status: 500, ms: 2 },
+      { status: 'pending', nextAttemptAt: at(8) },
+    );
     expect(await store.due(at(7), 10)).toEqual([]);
     const [retry] = await store.due(at(8), 10);
     const d2 = await store.claim(retry!, at(8), at(40));
-    await store.recordAttempt(d2!, { at: at(8), status: null, ms: 3000, error: 'TimeoutError' }, { status: 'dead' });
+    await store.recordAttempt(
+      d2!,
+      { at: at(8), status: null, ms: 3000, error: 'TimeoutError' },
+      { status: 'dead' },
+    );
     expect(await store.queue.countDocuments()).toBe(0);
     expect(await store.collection.findOne({ _id: 'e-1|ep-1' })).toMatchObject({
       status: 'dead',
@@ -118,7 +134,11 @@ describe('DeliveryStore (callback queue)', () => {
     await store.enqueue(delivery(2), T0);
     for (const entry of await store.due(T0, 10)) {
       const d = await store.claim(entry, T0, at(30));
-      await store.recordAttempt(d!, { at: T0, status: 503, ms: 1 }, { status: entry._id.startsWith('e-1') ? 'dead' : 'delivered' });
+      await store.recordAttempt(
+        d!,
+        { at: T0, status: 503, ms: 1 },
+        { status: entry._id.startsWith('e-1') ? 'dead' : 'delivered' },
+      );
     }
     expect(await store.queue.countDocuments()).toBe(0);
 
@@ -126,13 +146,19 @@ describe('DeliveryStore (callback queue)', () => {
     expect(await store.redeliver({ businessUnit: 'DEMO', communicationNumber: 'comm-1' }, at(100))).toBe(1);
     expect(await store.redeliver({ eventIds: ['e-2'], deadOnly: false }, at(100))).toBe(1);
     expect((await store.due(at(100), 10)).map((e) => e._id).sort()).toEqual(['e-1|ep-1', 'e-2|ep-1']);
-    expect(await store.collection.findOne({ _id: 'e-1|ep-1' })).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(await store.collection.findOne({ _id: 'e-1|ep-1' })).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+    });
   });
 
   it('order per customer: a later event waits while an earlier one of the same lane is pending', async () => {
     await store.enqueue(delivery(1), T0);
     await store.enqueue(delivery(2), T0);
-    await store.enqueue(delivery(3, { _id: 'e-3|ep-1', streamId: 'DEMO:C-2', customerExtId: 'C-2', streamVersion: 1 }), T0);
+    await store.enqueue(
+      delivery(3, { _id: 'e-3|ep-1', streamId: 'DEMO:C-2', customerExtId: 'C-2', streamVersion: 1 }),
+      T0,
+    );
     const blocked = await store.blockedAmong(await store.due(T0, 10));
     expect([...blocked]).toEqual(['e-2|ep-1']);
   });

@@ -133,7 +133,9 @@ export class DeliveryStore {
     try {
       await this.queue.updateOne(
         { _id },
-        reset ? { $set: { nextAttemptAt, attempts }, $setOnInsert: lane } : { $setOnInsert: { ...lane, nextAttemptAt, attempts } },
+        reset
+          ? { $set: { nextAttemptAt, attempts }, $setOnInsert: lane }
+          : { $setOnInsert: { ...lane, nextAttemptAt, attempts } },
         { upsert: true },
       );
     } catch (err) {
@@ -144,7 +146,11 @@ export class DeliveryStore {
 
   /** The queue entries due by now, earliest first. */
   async due(now: Date, limit: number): Promise<QueueEntry[]> {
-    return this.queue.find({ nextAttemptAt: { $lte: now } }).sort({ nextAttemptAt: 1, _id: 1 }).limit(limit).toArray();
+    return this.queue
+      .find({ nextAttemptAt: { $lte: now } })
+      .sort({ nextAttemptAt: 1, _id: 1 })
+      .limit(limit)
+      .toArray();
   }
 
   /** How many deliveries are pending (the queue's length). */
@@ -214,7 +220,10 @@ export class DeliveryStore {
       },
     );
     if (next.status === 'pending') {
-      await this.queue.updateOne({ _id: d._id }, { $set: { nextAttemptAt: next.nextAttemptAt ?? attempt.at } });
+      await this.queue.updateOne(
+        { _id: d._id },
+        { $set: { nextAttemptAt: next.nextAttemptAt ?? attempt.at } },
+      );
     } else {
       await this.queue.deleteOne({ _id: d._id });
     }
@@ -230,8 +239,21 @@ export class DeliveryStore {
     const chosen = await this.collection.find(q, { projection: LANE }).toArray();
     for (const d of chosen) {
       // The log first: a crash before the queue write is repaired at start-up (restoreQueue).
-      await this.collection.updateOne({ _id: d._id }, { $set: { status: 'pending', attempts: 0, nextAttemptAt: now } });
-      await this.putInQueue({ _id: d._id, streamId: d.streamId, endpointId: d.endpointId, streamVersion: d.streamVersion, nextAttemptAt: now, attempts: 0 }, true);
+      await this.collection.updateOne(
+        { _id: d._id },
+        { $set: { status: 'pending', attempts: 0, nextAttemptAt: now } },
+      );
+      await this.putInQueue(
+        {
+          _id: d._id,
+          streamId: d.streamId,
+          endpointId: d.endpointId,
+          streamVersion: d.streamVersion,
+          nextAttemptAt: now,
+          attempts: 0,
+        },
+        true,
+      );
     }
     return chosen.length;
   }
@@ -245,12 +267,23 @@ export class DeliveryStore {
     const pending = await this.collection.find({ status: 'pending' }, { projection: LANE }).toArray();
     if (pending.length === 0) return 0;
     const queued = new Set(
-      (await this.queue.find({ _id: { $in: pending.map((d) => d._id) } }, { projection: { _id: 1 } }).toArray()).map((e) => e._id),
+      (
+        await this.queue
+          .find({ _id: { $in: pending.map((d) => d._id) } }, { projection: { _id: 1 } })
+          .toArray()
+      ).map((e) => e._id),
     );
     let added = 0;
     for (const d of pending) {
       if (queued.has(d._id)) continue;
-      await this.putInQueue({ _id: d._id, streamId: d.streamId, endpointId: d.endpointId, streamVersion: d.streamVersion, nextAttemptAt: d.nextAttemptAt, attempts: d.attempts });
+      await this.putInQueue({
+        _id: d._id,
+        streamId: d.streamId,
+        endpointId: d.endpointId,
+        streamVersion: d.streamVersion,
+        nextAttemptAt: d.nextAttemptAt,
+        attempts: d.attempts,
+      });
       added += 1;
     }
     return added;

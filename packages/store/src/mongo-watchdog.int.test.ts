@@ -10,14 +10,24 @@ import { MongoWatchdog } from './mongo-watchdog';
  */
 describe('MongoWatchdog', () => {
   const logger = createLogger('watchdog-test', 'silent');
-  const settings = { MONGODB_URI: process.env.MONGODB_URI!, MONGODB_DB: `crs_it_watchdog_${randomUUID().slice(0, 8)}` };
+  const settings = {
+    MONGODB_URI: process.env.MONGODB_URI!,
+    MONGODB_DB: `crs_it_watchdog_${randomUUID().slice(0, 8)}`,
+  };
 
   it('reconnects a client that stays unusable while the store is up, and the handles the service holds work again', async () => {
     const mongo = await connectMongo(settings);
     const items = mongo.db.collection<{ _id: string }>('items');
     await items.insertOne({ _id: 'kept' });
     let t = 0;
-    const watchdog = new MongoWatchdog({ ...mongo, settings, logger, staleAfterMs: 30000, pingEveryMs: 0, now: () => t });
+    const watchdog = new MongoWatchdog({
+      ...mongo,
+      settings,
+      logger,
+      staleAfterMs: 30000,
+      pingEveryMs: 0,
+      now: () => t,
+    });
     try {
       expect(await watchdog.ping()).toBe(true);
       await mongo.client.close(true);
@@ -43,7 +53,14 @@ describe('MongoWatchdog', () => {
     let t = 0;
     // The probe goes to a port nothing listens on: the store is "down" for it.
     const down = { ...settings, MONGODB_URI: 'mongodb://127.0.0.1:9/?serverSelectionTimeoutMS=500' };
-    const watchdog = new MongoWatchdog({ ...mongo, settings: down, logger, staleAfterMs: 1000, pingEveryMs: 0, now: () => t });
+    const watchdog = new MongoWatchdog({
+      ...mongo,
+      settings: down,
+      logger,
+      staleAfterMs: 1000,
+      pingEveryMs: 0,
+      now: () => t,
+    });
     try {
       await mongo.client.close(true);
       await watchdog.ping();

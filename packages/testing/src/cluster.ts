@@ -6,8 +6,14 @@ import { Scopes, issueToken, type Scope } from '@crs/auth';
 /* eslint-disable @typescript-eslint/no-require-imports */
 const launcher = require(resolve(__dirname, '../../../deploy/local/services.cjs')) as {
   ROOT: string;
-  startService(name: string, opts?: { env?: Record<string, string>; timeoutMs?: number; namespace?: string }): Promise<{ pid: number; port: number }>;
-  stopService(name: string, opts?: { signal?: NodeJS.Signals; timeoutMs?: number; namespace?: string }): Promise<void>;
+  startService(
+    name: string,
+    opts?: { env?: Record<string, string>; timeoutMs?: number; namespace?: string },
+  ): Promise<{ pid: number; port: number }>;
+  stopService(
+    name: string,
+    opts?: { signal?: NodeJS.Signals; timeoutMs?: number; namespace?: string },
+  ): Promise<void>;
   portOf(name: string, namespace?: string): number;
   namespaceSettings(namespace: string): { env: Record<string, string> };
   ensureKeys(): Promise<{ jwksFile: string; callbackKeyFile: string; callbackJwksFile: string }>;
@@ -48,7 +54,12 @@ export class TestCluster {
   /** Callback endpoints: business unit -> receiver URL. */
   routeCallbacks(routes: Record<string, string>): void {
     this.env.CALLBACK_ENDPOINTS = JSON.stringify({
-      endpoints: Object.entries(routes).map(([bu, url]) => ({ id: `test-${bu}`, businessUnit: bu, url, eventTypes: ['*'] })),
+      endpoints: Object.entries(routes).map(([bu, url]) => ({
+        id: `test-${bu}`,
+        businessUnit: bu,
+        url,
+        eventTypes: ['*'],
+      })),
     });
   }
 
@@ -69,7 +80,9 @@ export class TestCluster {
     await launcher.stopService(name, { signal, namespace: this.namespace });
   }
 
-  async stop(services: readonly string[] = [...CORE_SERVICES, 'evaluation', 'screening', 'archive']): Promise<void> {
+  async stop(
+    services: readonly string[] = [...CORE_SERVICES, 'evaluation', 'screening', 'archive'],
+  ): Promise<void> {
     for (const s of [...services].reverse()) await launcher.stopService(s, { namespace: this.namespace });
     await this.closeDb();
   }
@@ -85,7 +98,8 @@ export class TestCluster {
   }
 
   async db(): Promise<Db> {
-    if (!this.mongo) this.mongo = await new MongoClient(process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27018/').connect();
+    if (!this.mongo)
+      this.mongo = await new MongoClient(process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27018/').connect();
     return this.mongo.db(this.dbName);
   }
 
@@ -105,10 +119,17 @@ export class TestCluster {
 
 /** A token the local ingress accepts (signed with the local stack's key). */
 export async function localToken(
-  opts: { businessUnits?: string[] | '*'; scopes?: Scope[]; expiresInSec?: number; notBeforeSec?: number } = {},
+  opts: {
+    businessUnits?: string[] | '*';
+    scopes?: Scope[];
+    expiresInSec?: number;
+    notBeforeSec?: number;
+  } = {},
 ): Promise<string> {
   const keys = await launcher.ensureKeys();
-  const privateJwk = JSON.parse(readFileSync(join(keys.jwksFile, '..', 'signing-key.private.jwk.json'), 'utf8'));
+  const privateJwk = JSON.parse(
+    readFileSync(join(keys.jwksFile, '..', 'signing-key.private.jwk.json'), 'utf8'),
+  );
   return issueToken({
     privateJwk,
     issuer: 'http://127.0.0.1:8080/local-issuer',
@@ -127,7 +148,11 @@ export async function callbackJwks(): Promise<{ keys: object[] }> {
 }
 
 /** Polls until `probe` returns a value (not undefined/false) or the time is up; returns the value. */
-export async function eventually<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 60000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 60000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -137,7 +162,8 @@ export async function eventually<T>(probe: () => Promise<T | undefined | false>,
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }

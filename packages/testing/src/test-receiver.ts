@@ -8,7 +8,11 @@ export interface ReceivedCallback {
   at: number;
 }
 
-export type ReceiverMode = { kind: 'ok' } | { kind: 'fail'; status: number } | { kind: 'slow'; delayMs: number } | { kind: 'random-500'; rate: number };
+export type ReceiverMode =
+  | { kind: 'ok' }
+  | { kind: 'fail'; status: number }
+  | { kind: 'slow'; delayMs: number }
+  | { kind: 'random-500'; rate: number };
 
 /** A real HTTP callback receiver for tests: records every delivery and answers as its mode says. */
 export class TestReceiver {

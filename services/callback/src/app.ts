@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { MongoClient } from 'mongodb';
 import type { JWK } from 'jose';
-import { Health, createMetricsRegistry, startHealthServer, type HealthServer, type Logger } from '@crs/runtime';
+import {
+  Health,
+  createMetricsRegistry,
+  startHealthServer,
+  type HealthServer,
+  type Logger,
+} from '@crs/runtime';
 import { toCloudEvent, type CustomerEvent } from '@crs/contracts';
 import { AtLeastOnceConsumer, setUpMessaging } from '@crs/messaging';
 import { DeliveryStore, connectMongo, watchMongo, type MongoWatchdog } from '@crs/store';
@@ -25,7 +31,12 @@ function callbackData(event: CustomerEvent): Record<string, unknown> {
         change: event.type === 'CustomerCreated' ? 'CREATED' : 'UPDATED',
         customerStatus: c.customerStatus ?? null,
         simplified: event.data.simplified === true,
-        flags: { sanctioned: c.isSanctioned ?? null, pep: c.isPEP ?? null, inAdverseMedia: c.isInAdverseMedia ?? null, inInternalList: c.isInInternalList ?? null },
+        flags: {
+          sanctioned: c.isSanctioned ?? null,
+          pep: c.isPEP ?? null,
+          inAdverseMedia: c.isInAdverseMedia ?? null,
+          inInternalList: c.isInInternalList ?? null,
+        },
         updatedAt: event.occurredAt,
       };
     }
@@ -44,14 +55,20 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
   let server: HealthServer | undefined;
 
   const routing: CallbackRouting = parseRouting(
-    config.CALLBACK_ENDPOINTS || (config.CALLBACK_CONFIG_FILE ? readFileSync(config.CALLBACK_CONFIG_FILE, 'utf8') : '{"endpoints":[]}'),
+    config.CALLBACK_ENDPOINTS ||
+      (config.CALLBACK_CONFIG_FILE ? readFileSync(config.CALLBACK_CONFIG_FILE, 'utf8') : '{"endpoints":[]}'),
   );
   const signingKey = JSON.parse(readFileSync(config.CALLBACK_SIGNING_KEY_FILE, 'utf8')) as JWK;
 
   return {
     healthPort: () => server?.port ?? 0,
     async start() {
-      server = await startHealthServer({ health, metrics, port: config.HEALTH_PORT, host: config.HEALTH_HOST });
+      server = await startHealthServer({
+        health,
+        metrics,
+        port: config.HEALTH_PORT,
+        host: config.HEALTH_HOST,
+      });
       const mongo = await connectMongo(config);
       client = mongo.client;
       watchdog = watchMongo(mongo, config, logger);

@@ -195,12 +195,7 @@ export class Dispatcher {
       await this.opts.store.recordAttempt(d, attempt, { status: 'dead' });
     } else {
       this.outcomes.labels('retry', d.businessUnit).inc();
-      const delay = nextDelayMs(
-        d.attempts,
-        this.opts.backoffBaseMs,
-        this.opts.backoffMaxMs,
-        Math.random(),
-      );
+      const delay = nextDelayMs(d.attempts, this.opts.backoffBaseMs, this.opts.backoffMaxMs, Math.random());
       await this.opts.store.recordAttempt(d, attempt, {
         status: 'pending',
         nextAttemptAt: new Date(at.getTime() + delay),

@@ -31,7 +31,11 @@ export interface CustomerService {
  * models), each batch of commands is decided against it, and the resulting events are appended in the
  * same Kafka transaction that commits the command offsets.
  */
-export function buildCustomerService(config: CustomerConfig, logger: Logger, clock: () => Date = () => new Date()): CustomerService {
+export function buildCustomerService(
+  config: CustomerConfig,
+  logger: Logger,
+  clock: () => Date = () => new Date(),
+): CustomerService {
   const metrics = createMetricsRegistry('customer');
   const health = new Health();
   const rejected = new Counter({
@@ -53,7 +57,10 @@ export function buildCustomerService(config: CustomerConfig, logger: Logger, clo
     states.set(event.streamId, evolve(current, event));
   };
 
-  const decideBatch = async (messages: DecodedMessage<CustomerCommand>[], partition: number): Promise<OutgoingMessage[]> => {
+  const decideBatch = async (
+    messages: DecodedMessage<CustomerCommand>[],
+    partition: number,
+  ): Promise<OutgoingMessage[]> => {
     const stage = new Map<string, CustomerState>();
     staged.set(partition, stage);
     const out: OutgoingMessage[] = [];
@@ -104,7 +111,12 @@ export function buildCustomerService(config: CustomerConfig, logger: Logger, clo
   return {
     healthPort: () => server?.port ?? 0,
     async start() {
-      server = await startHealthServer({ health, metrics, port: config.HEALTH_PORT, host: config.HEALTH_HOST });
+      server = await startHealthServer({
+        health,
+        metrics,
+        port: config.HEALTH_PORT,
+        host: config.HEALTH_HOST,
+      });
       const { kafka, serde, topics, prefix } = await setUpMessaging(config, 'customer-decider', logger);
       eventsTopic = topics.customerEvents;
       reader = new StreamReader<CustomerEvent>({
@@ -120,7 +132,10 @@ export function buildCustomerService(config: CustomerConfig, logger: Logger, clo
       await reader.waitUntilCaughtUp(undefined, (read, total) => {
         if (Date.now() - lastLogged > 2000) {
           lastLogged = Date.now();
-          logger.info({ read: read.toString(), total: total.toString() }, 'rebuilding decider state from the event log');
+          logger.info(
+            { read: read.toString(), total: total.toString() },
+            'rebuilding decider state from the event log',
+          );
         }
       });
       logger.info({ customers: states.size }, 'decider state rebuilt');

@@ -66,7 +66,13 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
         groupId: `${prefix}${config.CONSUMER_GROUP}`,
         topics: [topics.customerEvents],
         // One chunk of a fetch at a time, written in bulk (applyCustomerEvents); per partition in order.
-        handleBatch: async (messages) => applyCustomerEvents(db, await resolveNames(), messages.map((m) => m.value), dialect),
+        handleBatch: async (messages) =>
+          applyCustomerEvents(
+            db,
+            await resolveNames(),
+            messages.map((m) => m.value),
+            dialect,
+          ),
         partitionsConsumedConcurrently: 3,
       });
       health.addReadinessCheck('events', () => consumer?.isReady() ?? false);

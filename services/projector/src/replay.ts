@@ -2,7 +2,12 @@ import type { Db } from 'mongodb';
 import type { Logger } from '@crs/runtime';
 import type { CustomerEvent } from '@crs/contracts';
 import { StreamReader, type Messaging } from '@crs/messaging';
-import { CustomerProjectionNames, ProjectionCatalog, detectDialect, ensureProjectionIndexes } from '@crs/store';
+import {
+  CustomerProjectionNames,
+  ProjectionCatalog,
+  detectDialect,
+  ensureProjectionIndexes,
+} from '@crs/store';
 import {
   InMemoryProjection,
   applyCustomerEvent,

@@ -5,7 +5,12 @@ import type { Db, Document } from 'mongodb';
 import type { Logger } from '@crs/runtime';
 import { StreamReader, type Messaging } from '@crs/messaging';
 import type { CustomerEvent } from '@crs/contracts';
-import { CustomerProjectionNames, OwnedCollections, ProjectionCatalog, type CustomerProjectionName } from '@crs/store';
+import {
+  CustomerProjectionNames,
+  OwnedCollections,
+  ProjectionCatalog,
+  type CustomerProjectionName,
+} from '@crs/store';
 import { ROOT, type TestReceiver } from '@crs/testing';
 import type { RequestRecord } from './load';
 
@@ -20,8 +25,14 @@ function expectedEvents(rec: RequestRecord): { decided: string[]; answered: stri
   const screen = rec.screening ? rec.screening.lists.map(() => 'ScreeningCompleted') : [];
   const requested = rec.screening ? ['ScreeningRequested'] : [];
   return rec.kind === 'IMPORT'
-    ? { decided: ['CustomerCreated', 'CustomerStatusChanged', 'RiskAssessed', ...requested], answered: screen }
-    : { decided: ['CustomerCreated', 'CustomerStatusChanged', 'RiskEvaluationRequested', ...requested], answered: ['RiskAssessed', ...screen] };
+    ? {
+        decided: ['CustomerCreated', 'CustomerStatusChanged', 'RiskAssessed', ...requested],
+        answered: screen,
+      }
+    : {
+        decided: ['CustomerCreated', 'CustomerStatusChanged', 'RiskEvaluationRequested', ...requested],
+        answered: ['RiskAssessed', ...screen],
+      };
 }
 
 const expectedCount = (rec: RequestRecord) => {
@@ -108,7 +119,13 @@ export interface LogVerdict {
  */
 export function verifyLog(records: RequestRecord[], log: CustomerEvent[]): LogVerdict {
   const grouped = byCorrelation(log);
-  const verdict: LogVerdict = { lost: [], doubled: [], doneWithout200: 0, duplicateEventIds: 0, problems: [] };
+  const verdict: LogVerdict = {
+    lost: [],
+    doubled: [],
+    doneWithout200: 0,
+    duplicateEventIds: 0,
+    problems: [],
+  };
   const seen = new Set<string>();
   for (const e of log) {
     if (seen.has(e.eventId)) verdict.duplicateEventIds++;
@@ -127,7 +144,8 @@ export function verifyLog(records: RequestRecord[], log: CustomerEvent[]): LogVe
     const versions = events.map((e) => e.streamVersion);
     const assessed = events.filter((e) => e.type === 'RiskAssessed');
     const perList = new Map<string, number>();
-    for (const e of events) if (e.type === 'ScreeningCompleted') perList.set(e.data.list, (perList.get(e.data.list) ?? 0) + 1);
+    for (const e of events)
+      if (e.type === 'ScreeningCompleted') perList.set(e.data.list, (perList.get(e.data.list) ?? 0) + 1);
     const sorted = (a: string[]) => [...a].sort().join(',');
     if (
       events.length > expected.length ||
@@ -143,10 +161,13 @@ export function verifyLog(records: RequestRecord[], log: CustomerEvent[]): LogVe
       versions.join(',') !== expected.map((_, i) => i + 1).join(',')
     ) {
       if (rec.accepted) verdict.lost.push(rec.comm);
-      verdict.problems.push(`${rec.comm}: expected ${decided.join(',')} then {${answered.join(',')}} at 1..${expected.length}, got ${types.join(',')} at ${versions.join(',')}`);
+      verdict.problems.push(
+        `${rec.comm}: expected ${decided.join(',')} then {${answered.join(',')}} at 1..${expected.length}, got ${types.join(',')} at ${versions.join(',')}`,
+      );
     } else {
       const source = (assessed[0]!.data as { assessment: { source: string } }).assessment.source;
-      if (source !== rec.kind) verdict.problems.push(`${rec.comm}: assessment source ${source}, expected ${rec.kind}`);
+      if (source !== rec.kind)
+        verdict.problems.push(`${rec.comm}: assessment source ${source}, expected ${rec.kind}`);
     }
   }
   return verdict;
@@ -183,12 +204,25 @@ interface ScreeningDoc {
  * name) without a match, and the screenings read model (`docs`, the live documents) holding that one
  * result per list.
  */
-export function verifyScreening(docs: Document[], records: RequestRecord[], log: CustomerEvent[]): ScreeningVerdict {
-  const v: ScreeningVerdict = { customers: 0, results: 0, hits: 0, missing: 0, doubled: 0, wrong: 0, problems: [] };
+export function verifyScreening(
+  docs: Document[],
+  records: RequestRecord[],
+  log: CustomerEvent[],
+): ScreeningVerdict {
+  const v: ScreeningVerdict = {
+    customers: 0,
+    results: 0,
+    hits: 0,
+    missing: 0,
+    doubled: 0,
+    wrong: 0,
+    problems: [],
+  };
   const screened = records.filter((r) => r.screening);
   const grouped = byCorrelation(log);
   const docsOf = new Map<string, ScreeningDoc[]>();
-  for (const d of docs as ScreeningDoc[]) docsOf.set(d.communicationNumber, [...(docsOf.get(d.communicationNumber) ?? []), d]);
+  for (const d of docs as ScreeningDoc[])
+    docsOf.set(d.communicationNumber, [...(docsOf.get(d.communicationNumber) ?? []), d]);
   for (const rec of screened) {
     const events = grouped.get(rec.comm) ?? [];
     if (!rec.accepted && events.length === 0) continue;
@@ -199,9 +233,12 @@ export function verifyScreening(docs: Document[], records: RequestRecord[], log:
       v.doubled += requests.length - 1;
       v.problems.push(`${rec.comm}: ${requests.length} screening requests`);
     }
-    const results = events.filter((e): e is Extract<CustomerEvent, { type: 'ScreeningCompleted' }> => e.type === 'ScreeningCompleted');
+    const results = events.filter(
+      (e): e is Extract<CustomerEvent, { type: 'ScreeningCompleted' }> => e.type === 'ScreeningCompleted',
+    );
     for (const r of results) {
-      if (!profile.lists.includes(r.data.list)) v.problems.push(`${rec.comm}: a result for ${r.data.list}, which it never asked for`);
+      if (!profile.lists.includes(r.data.list))
+        v.problems.push(`${rec.comm}: a result for ${r.data.list}, which it never asked for`);
     }
     for (const list of profile.lists) {
       const mine = results.filter((r) => r.data.list === list);
@@ -217,20 +254,32 @@ export function verifyScreening(docs: Document[], records: RequestRecord[], log:
       const result = mine[0]!;
       v.results++;
       if (profile.hit?.list === list) {
-        const own = result.data.hits.find((h) => h.source === profile.hit!.source && h.entryId === profile.hit!.entryId);
+        const own = result.data.hits.find(
+          (h) => h.source === profile.hit!.source && h.entryId === profile.hit!.entryId,
+        );
         if (result.data.matched && own && (own.subject ?? 'CUSTOMER') === 'CUSTOMER') v.hits++;
         else {
           v.wrong++;
-          v.problems.push(`${rec.comm} (${profile.id}): ${list} matched=${result.data.matched} without ${profile.hit.source} ${profile.hit.entryId} among ${result.data.hits.length} hits`);
+          v.problems.push(
+            `${rec.comm} (${profile.id}): ${list} matched=${result.data.matched} without ${profile.hit.source} ${profile.hit.entryId} among ${result.data.hits.length} hits`,
+          );
         }
       } else if (result.data.matched || result.data.hits.length > 0) {
         v.wrong++;
-        v.problems.push(`${rec.comm} (${profile.id}): ${list} should be clean, got ${result.data.hits.map((h) => `${h.source}:${h.entryId}`).join(',')}`);
+        v.problems.push(
+          `${rec.comm} (${profile.id}): ${list} should be clean, got ${result.data.hits.map((h) => `${h.source}:${h.entryId}`).join(',')}`,
+        );
       }
       // The read model holds that one result (its document id is the event id).
       const projected = (docsOf.get(rec.comm) ?? []).filter((d) => d.list === list);
-      if (projected.length !== mine.length || projected[0]?._id !== result.eventId || projected[0]?.matched !== result.data.matched) {
-        v.problems.push(`${rec.comm} (${profile.id}): ${projected.length} ${list} documents in the screenings read model for ${mine.length} results`);
+      if (
+        projected.length !== mine.length ||
+        projected[0]?._id !== result.eventId ||
+        projected[0]?.matched !== result.data.matched
+      ) {
+        v.problems.push(
+          `${rec.comm} (${profile.id}): ${projected.length} ${list} documents in the screenings read model for ${mine.length} results`,
+        );
       }
     }
   }
@@ -240,12 +289,18 @@ export function verifyScreening(docs: Document[], records: RequestRecord[], log:
 /** Exactly one assessment document per request in the projection (`docs`, the live documents), with the level source it asked for. */
 export function verifyAssessments(docs: Document[], records: RequestRecord[]): string[] {
   const byComm = new Map<string, string[]>();
-  for (const d of docs) byComm.set(String(d.communicationNumber), [...(byComm.get(String(d.communicationNumber)) ?? []), String(d.source)]);
+  for (const d of docs)
+    byComm.set(String(d.communicationNumber), [
+      ...(byComm.get(String(d.communicationNumber)) ?? []),
+      String(d.source),
+    ]);
   const problems: string[] = [];
   for (const rec of records) {
     const got = byComm.get(rec.comm) ?? [];
-    if (rec.accepted && (got.length !== 1 || got[0] !== rec.kind)) problems.push(`${rec.comm}: assessments ${JSON.stringify(got)}, expected ["${rec.kind}"]`);
-    if (!rec.accepted && got.length > 1) problems.push(`${rec.comm}: ${got.length} assessments for a request never accepted`);
+    if (rec.accepted && (got.length !== 1 || got[0] !== rec.kind))
+      problems.push(`${rec.comm}: assessments ${JSON.stringify(got)}, expected ["${rec.kind}"]`);
+    if (!rec.accepted && got.length > 1)
+      problems.push(`${rec.comm}: ${got.length} assessments for a request never accepted`);
   }
   return problems;
 }
@@ -277,7 +332,9 @@ export async function verifyCallbacks(
 ): Promise<CallbackVerdict> {
   const comms = new Set(records.map((r) => r.comm));
   const acceptedComms = new Set(records.filter((r) => r.accepted).map((r) => r.comm));
-  const expected = new Set(log.filter((e) => acceptedComms.has(e.correlationId) && routed(e)).map((e) => e.eventId));
+  const expected = new Set(
+    log.filter((e) => acceptedComms.has(e.correlationId) && routed(e)).map((e) => e.eventId),
+  );
   const allEvents = new Set(log.map((e) => e.eventId));
   const counts = new Map<string, number>();
   for (const cb of receiver.accepted) {
@@ -285,14 +342,28 @@ export async function verifyCallbacks(
     const id = String(cb.headers['ce-id']);
     counts.set(id, (counts.get(id) ?? 0) + 1);
   }
-  const verdict: CallbackVerdict = { missing: 0, doubled: 0, redeliveredAfterCrashWindow: 0, unknown: 0, distinctAccepted: counts.size, problems: [] };
+  const verdict: CallbackVerdict = {
+    missing: 0,
+    doubled: 0,
+    redeliveredAfterCrashWindow: 0,
+    unknown: 0,
+    distinctAccepted: counts.size,
+    problems: [],
+  };
   for (const id of expected) if (!counts.has(id)) verdict.missing++;
   for (const id of counts.keys()) if (!allEvents.has(id)) verdict.unknown++;
   const repeated = [...counts].filter(([, n]) => n > 1);
   if (repeated.length > 0) {
-    const deliveries = db.collection<{ eventId: string; log: { status: number | null }[] }>(OwnedCollections.deliveries);
+    const deliveries = db.collection<{ eventId: string; log: { status: number | null }[] }>(
+      OwnedCollections.deliveries,
+    );
     const docs = await deliveries.find({ eventId: { $in: repeated.map(([id]) => id) } }).toArray();
-    const recorded = new Map(docs.map((d) => [d.eventId, d.log.filter((a) => a.status !== null && a.status >= 200 && a.status < 300).length]));
+    const recorded = new Map(
+      docs.map((d) => [
+        d.eventId,
+        d.log.filter((a) => a.status !== null && a.status >= 200 && a.status < 300).length,
+      ]),
+    );
     for (const [id, n] of repeated) {
       const logged2xx = recorded.get(id) ?? 0;
       if (logged2xx < n) verdict.redeliveredAfterCrashWindow++;
@@ -309,7 +380,9 @@ export async function verifyCallbacks(
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
       : v,
   );
 }
@@ -324,7 +397,12 @@ export type Projections = Record<CustomerProjectionName, Document[]>;
 async function snapshot(db: Db): Promise<Projections> {
   const catalog = new ProjectionCatalog(db);
   const out: Partial<Projections> = {};
-  for (const n of CustomerProjectionNames) out[n] = await db.collection(await catalog.activeName(n)).find({}).sort({ _id: 1 }).toArray();
+  for (const n of CustomerProjectionNames)
+    out[n] = await db
+      .collection(await catalog.activeName(n))
+      .find({})
+      .sort({ _id: 1 })
+      .toArray();
   return out as Projections;
 }
 
@@ -336,7 +414,12 @@ async function snapshot(db: Db): Promise<Projections> {
 export async function verifyProjectionsEqualReplay(
   db: Db,
   env: Record<string, string>,
-): Promise<{ live: Projections; differences: string[]; documents: number; perProjection: Record<string, number> }> {
+): Promise<{
+  live: Projections;
+  differences: string[];
+  documents: number;
+  perProjection: Record<string, number>;
+}> {
   const live = await snapshot(db);
   await run(process.execPath, [join(ROOT, 'services/projector/dist/cli/replay.js')], {
     env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
@@ -354,7 +437,9 @@ export async function verifyProjectionsEqualReplay(
     perProjection[n] = a.length;
     if (a.length !== b.length) differences.push(`${n}: ${a.length} live documents, ${b.length} after replay`);
     const ids = new Set(a.map((d) => String((d as { _id: unknown })._id)));
-    for (const doc of b) if (!ids.has(String((doc as { _id: unknown })._id))) differences.push(`${n}: ${String((doc as { _id: unknown })._id)} only after replay`);
+    for (const doc of b)
+      if (!ids.has(String((doc as { _id: unknown })._id)))
+        differences.push(`${n}: ${String((doc as { _id: unknown })._id)} only after replay`);
     const bById = new Map(b.map((d) => [String((d as { _id: unknown })._id), canonical(d)]));
     for (const doc of a) {
       const id = String((doc as { _id: unknown })._id);

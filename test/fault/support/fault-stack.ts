@@ -14,10 +14,13 @@ export type StackComponent = 'kafka' | 'registry' | 'ferretdb';
 export function faultStackDir(): string {
   const dir = process.env.STACK_LOCAL_DIR;
   if (!dir || resolve(dir) === resolve(ROOT, '.local')) {
-    throw new Error('STACK_LOCAL_DIR must name the fault stack (run the suite through test/fault/run.sh), never the shared .local stack');
+    throw new Error(
+      'STACK_LOCAL_DIR must name the fault stack (run the suite through test/fault/run.sh), never the shared .local stack',
+    );
   }
   for (const name of ['KAFKA_BROKERS', 'SCHEMA_REGISTRY_URL', 'MONGODB_URI']) {
-    if (!process.env[name]) throw new Error(`${name} must point at the fault stack (test/fault/run.sh exports it)`);
+    if (!process.env[name])
+      throw new Error(`${name} must point at the fault stack (test/fault/run.sh exports it)`);
   }
   return dir;
 }
@@ -33,7 +36,13 @@ export function faultStackEnv(): Record<string, string> {
 }
 
 /** `stack.sh stop|kill|start <component>` on the fault stack only. */
-export async function stackCommand(command: 'stop' | 'kill' | 'start', component: StackComponent): Promise<void> {
+export async function stackCommand(
+  command: 'stop' | 'kill' | 'start',
+  component: StackComponent,
+): Promise<void> {
   faultStackDir();
-  await run('bash', [resolve(ROOT, 'deploy/local/stack.sh'), command, component], { env: process.env, timeout: 180000 });
+  await run('bash', [resolve(ROOT, 'deploy/local/stack.sh'), command, component], {
+    env: process.env,
+    timeout: 180000,
+  });
 }

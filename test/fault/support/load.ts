@@ -56,7 +56,10 @@ function body(rec: RequestRecord, i: number): Record<string, unknown> {
     customerStatus: 'ACTIVE',
     customerExtId: rec.customerExtId,
   };
-  const level = rec.kind === 'IMPORT' ? { sourceOfRiskLevel: 'IMPORT', riskLevel: 'LOW' } : { sourceOfRiskLevel: 'EVALUATE' };
+  const level =
+    rec.kind === 'IMPORT'
+      ? { sourceOfRiskLevel: 'IMPORT', riskLevel: 'LOW' }
+      : { sourceOfRiskLevel: 'EVALUATE' };
   const s = rec.screening;
   if (s) {
     return {
@@ -66,7 +69,11 @@ function body(rec: RequestRecord, i: number): Record<string, unknown> {
       entityType: 'INDIVIDUAL',
       firstName: s.firstName,
       lastName: s.lastName,
-      ...(s.country ? { citizenshipCountry: s.country } : rec.kind === 'EVALUATE' ? { citizenshipCountry: 'LT' } : {}),
+      ...(s.country
+        ? { citizenshipCountry: s.country }
+        : rec.kind === 'EVALUATE'
+          ? { citizenshipCountry: 'LT' }
+          : {}),
       initializeScreeningProcesses: s.lists,
     };
   }
@@ -99,7 +106,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * upstream system does: a 503 is retried with the same body (same communicationNumber) after
  * Retry-After, so a command that reached Kafka although its ack was lost must be recognised downstream.
  */
-export async function runLoad(cluster: TestCluster, token: string, prefix: string, opts: LoadOptions): Promise<LoadResult> {
+export async function runLoad(
+  cluster: TestCluster,
+  token: string,
+  prefix: string,
+  opts: LoadOptions,
+): Promise<LoadResult> {
   const records: RequestRecord[] = [];
   const byStatus: Record<string, number> = {};
   let httpRequests = 0;
@@ -126,7 +138,11 @@ export async function runLoad(cluster: TestCluster, token: string, prefix: strin
       let retryAfter: string | null = null;
       let errorCode: string | undefined;
       try {
-        const res = await cluster.fetch('/core-ws-rest/customer', { method: 'POST', token, body: JSON.stringify(body(rec, i)) });
+        const res = await cluster.fetch('/core-ws-rest/customer', {
+          method: 'POST',
+          token,
+          body: JSON.stringify(body(rec, i)),
+        });
         status = res.status;
         retryAfter = res.headers.get('retry-after');
         const json = (await res.json().catch(() => ({}))) as { errorCode?: string };

@@ -113,7 +113,10 @@ export class OperationsDriver {
         let status = 0;
         let retryAfter: string | null = null;
         try {
-          const res = await this.cluster.fetch(`/api/integration-services/v1/discard-operations${query}`, { method: 'DELETE', token: this.token });
+          const res = await this.cluster.fetch(`/api/integration-services/v1/discard-operations${query}`, {
+            method: 'DELETE',
+            token: this.token,
+          });
           status = res.status;
           retryAfter = res.headers.get('retry-after');
           await res.arrayBuffer().catch(() => undefined);
@@ -173,7 +176,10 @@ export interface OperationsVerdict {
 /** Whether the read model already shows what the log says for every operation (settling). */
 export async function operationsSettled(db: Db, records: OperationRecord[]): Promise<boolean> {
   const docs = await (await new ProjectionCatalog(db).collection<OperationDocView>('operations'))
-    .find({ _id: { $in: records.map((r) => streamKey(r.op.businessUnit, r.op.extId)) } }, { projection: { archived: 1 } })
+    .find(
+      { _id: { $in: records.map((r) => streamKey(r.op.businessUnit, r.op.extId)) } },
+      { projection: { archived: 1 } },
+    )
     .toArray();
   const byId = new Map(docs.map((d) => [d._id, d]));
   return records.every((r) => {
@@ -190,7 +196,12 @@ export async function operationsSettled(db: Db, records: OperationRecord[]): Pro
  * to the fold of that log (archived flag, archivedBy, revision, version, content); no retro-monitoring
  * alert for the clean counterparties.
  */
-export async function verifyOperations(db: Db, records: OperationRecord[], log: OperationTopicEvent[], requestedBy: string): Promise<OperationsVerdict> {
+export async function verifyOperations(
+  db: Db,
+  records: OperationRecord[],
+  log: OperationTopicEvent[],
+  requestedBy: string,
+): Promise<OperationsVerdict> {
   const v: OperationsVerdict = { archived: 0, lost: 0, doubled: 0, documents: 0, problems: [] };
   const ids = new Set(records.map((r) => streamKey(r.op.businessUnit, r.op.extId)));
   const streams = new Map<string, OperationEvent[]>();
@@ -211,15 +222,21 @@ export async function verifyOperations(db: Db, records: OperationRecord[], log: 
   }
   if (alerts.length > 0) v.problems.push(`${alerts.length} retro-monitoring alerts for clean counterparties`);
   const catalog = new ProjectionCatalog(db);
-  const docs = await (await catalog.collection<OperationDocView>('operations')).find({ _id: { $in: [...ids] } }).toArray();
+  const docs = await (await catalog.collection<OperationDocView>('operations'))
+    .find({ _id: { $in: [...ids] } })
+    .toArray();
   const docOf = new Map(docs.map((d) => [d._id, d]));
-  const alertDocs = await (await catalog.collection('alerts')).countDocuments({ operationExtId: { $in: records.map((r) => r.op.extId) } });
+  const alertDocs = await (
+    await catalog.collection('alerts')
+  ).countDocuments({ operationExtId: { $in: records.map((r) => r.op.extId) } });
   if (alertDocs > 0) v.problems.push(`${alertDocs} alert documents for clean counterparties`);
 
   for (const rec of records) {
     const id = streamKey(rec.op.businessUnit, rec.op.extId);
     const events = streams.get(id) ?? [];
-    const registered = events.filter((e): e is Extract<OperationEvent, { type: 'OperationRegistered' }> => e.type === 'OperationRegistered');
+    const registered = events.filter(
+      (e): e is Extract<OperationEvent, { type: 'OperationRegistered' }> => e.type === 'OperationRegistered',
+    );
     const archived = events.filter((e) => e.type === 'OperationArchived');
     if (registered.length === 0) {
       if (rec.published) {
@@ -245,7 +262,8 @@ export async function verifyOperations(db: Db, records: OperationRecord[], log: 
       v.problems.push(`${id}: archived although nobody asked`);
     }
     const versions = events.map((e) => e.streamVersion);
-    if (versions.join(',') !== events.map((_, i) => i + 1).join(',')) v.problems.push(`${id}: stream versions ${versions.join(',')}`);
+    if (versions.join(',') !== events.map((_, i) => i + 1).join(','))
+      v.problems.push(`${id}: stream versions ${versions.join(',')}`);
 
     // The read model against the fold of the log.
     const doc = docOf.get(id);
@@ -277,7 +295,8 @@ export async function verifyOperations(db: Db, records: OperationRecord[], log: 
       archivedBy: doc.archivedBy,
       version: doc.version,
     };
-    if (JSON.stringify(actual) !== JSON.stringify(expected)) v.problems.push(`${id}: read model ${JSON.stringify(actual)}, log says ${JSON.stringify(expected)}`);
+    if (JSON.stringify(actual) !== JSON.stringify(expected))
+      v.problems.push(`${id}: read model ${JSON.stringify(actual)}, log says ${JSON.stringify(expected)}`);
   }
   return v;
 }

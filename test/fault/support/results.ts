@@ -20,7 +20,14 @@ export interface ScenarioResult {
   doneWithout200: number;
   callbacks: { distinct: number; missing: number; doubled: number; redeliveredAfterCrashWindow: number };
   /** Imports that asked for screening, the results checked (one per requested list), the known hits found. */
-  screening: { customers: number; results: number; hits: number; missing: number; doubled: number; wrong: number };
+  screening: {
+    customers: number;
+    results: number;
+    hits: number;
+    missing: number;
+    doubled: number;
+    wrong: number;
+  };
   /** Upstream operations sent (each published twice), archived through the ingress, and the archive requests. */
   operations: {
     sent: number;

@@ -64,7 +64,11 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * and cheaply (the log is tailed, the projection is probed by _id): on FerretDB v1 (SQLite) a count is
  * a scan that competes with the projector it waits for.
  */
-async function settled(probe: () => Promise<boolean>, deadline: number, intervalMs: number): Promise<boolean> {
+async function settled(
+  probe: () => Promise<boolean>,
+  deadline: number,
+  intervalMs: number,
+): Promise<boolean> {
   for (;;) {
     try {
       if (await probe()) return true;
@@ -86,7 +90,10 @@ function answerProblems(
   const problems = Object.entries(byStatus)
     .filter(([s]) => !expected.includes(s))
     .map(([s, n]) => `${n} ${what} with status ${s}`);
-  const without = clients.reduce((n, r) => n + r.statuses.filter((s) => s === 503).length - r.retryAfterSeen, 0);
+  const without = clients.reduce(
+    (n, r) => n + r.statuses.filter((s) => s === 503).length - r.retryAfterSeen,
+    0,
+  );
   if (without > 0) problems.push(`${without} ${what} 503 without Retry-After`);
   return problems;
 }
@@ -129,9 +136,23 @@ export async function runScenario(h: Harness, spec: ScenarioSpec): Promise<Scena
   const faultsDone = spec.faults(ctl).catch((err: unknown) => {
     faultError = err;
   });
-  const ops = new OperationsDriver(h.cluster, h.messaging, h.token, h.logger, `${spec.name}-`, spec.load.giveUpAfterMs);
+  const ops = new OperationsDriver(
+    h.cluster,
+    h.messaging,
+    h.token,
+    h.logger,
+    `${spec.name}-`,
+    spec.load.giveUpAfterMs,
+  );
   let opsError: unknown;
-  const opsDone = driveOperations(ops, h.operations, spec.load.requests, ctl, (l) => faultListeners.push(l), faultsDone).catch((err: unknown) => {
+  const opsDone = driveOperations(
+    ops,
+    h.operations,
+    spec.load.requests,
+    ctl,
+    (l) => faultListeners.push(l),
+    faultsDone,
+  ).catch((err: unknown) => {
     opsError = err;
   });
   const load = await runLoad(h.cluster, h.token, `${spec.name}-`, {
@@ -158,12 +179,33 @@ export async function runScenario(h: Harness, spec: ScenarioSpec): Promise<Scena
   // projector has applied all of them, and the receiver has every callback; then the checks.
   const settleDeadline = Date.now() + h.settleMs;
   // The customer and operation event logs, tailed while the scenario settles and checks.
-  const logTail = new LogTail<CustomerEvent>(h.messaging, h.logger, h.messaging.topics.customerEvents, `${h.cluster.namespace}.fault-reader`);
-  const opTail = new LogTail<OperationTopicEvent>(h.messaging, h.logger, h.messaging.topics.operationEvents, `${h.cluster.namespace}.fault-op-reader`);
+  const logTail = new LogTail<CustomerEvent>(
+    h.messaging,
+    h.logger,
+    h.messaging.topics.customerEvents,
+    `${h.cluster.namespace}.fault-reader`,
+  );
+  const opTail = new LogTail<OperationTopicEvent>(
+    h.messaging,
+    h.logger,
+    h.messaging.topics.operationEvents,
+    `${h.cluster.namespace}.fault-op-reader`,
+  );
   await logTail.start();
   await opTail.start();
   try {
-    return await settleAndCheck(h, spec, { started, faults, records: load.records, byStatus: load.byStatus, httpRequests: load.httpRequests, ops, problems, settleDeadline, logTail, opTail });
+    return await settleAndCheck(h, spec, {
+      started,
+      faults,
+      records: load.records,
+      byStatus: load.byStatus,
+      httpRequests: load.httpRequests,
+      ops,
+      problems,
+      settleDeadline,
+      logTail,
+      opTail,
+    });
   } finally {
     await logTail.stop();
     await opTail.stop();
@@ -194,7 +236,11 @@ async function settleAndCheck(
     async () => {
       log = await s.logTail.read();
       const grouped = byCorrelation(log);
-      return records.every((r) => (r.accepted ? complete(r, grouped.get(r.comm)) : !grouped.has(r.comm) || complete(r, grouped.get(r.comm))));
+      return records.every((r) =>
+        r.accepted
+          ? complete(r, grouped.get(r.comm))
+          : !grouped.has(r.comm) || complete(r, grouped.get(r.comm)),
+      );
     },
     settleDeadline,
     1000,
@@ -212,7 +258,8 @@ async function settleAndCheck(
   const lastEvents = s.logTail.lastPerPartition();
   const projected = await settled(
     async () => {
-      for (const e of lastEvents) if (!(await events.findOne({ _id: e.eventId }, { projection: { _id: 1 } }))) return false;
+      for (const e of lastEvents)
+        if (!(await events.findOne({ _id: e.eventId }, { projection: { _id: 1 } }))) return false;
       return true;
     },
     settleDeadline,
@@ -221,7 +268,9 @@ async function settleAndCheck(
   if (!projected) problems.push('the projector did not catch up in time');
 
   const acceptedIds = new Set(accepted.map((r) => r.comm));
-  const wantedCallbacks = new Set(ours.filter((e) => acceptedIds.has(e.correlationId) && h.routed(e)).map((e) => e.eventId));
+  const wantedCallbacks = new Set(
+    ours.filter((e) => acceptedIds.has(e.correlationId) && h.routed(e)).map((e) => e.eventId),
+  );
   const called = await settled(
     async () => {
       const got = new Set(h.receiver.accepted.map((c) => String(c.headers['ce-id'])));
@@ -237,7 +286,8 @@ async function settleAndCheck(
 
   const logVerdict = verifyLog(records, log);
   problems.push(...logVerdict.problems.slice(0, 20));
-  if (logVerdict.duplicateEventIds > 0) problems.push(`${logVerdict.duplicateEventIds} event ids occur twice in the log`);
+  if (logVerdict.duplicateEventIds > 0)
+    problems.push(`${logVerdict.duplicateEventIds} event ids occur twice in the log`);
   // One read of the live read models (just before the replay rebuilds them) serves the replay
   // comparison and the per-request checks of assessments and screenings.
   const replay = await verifyProjectionsEqualReplay(h.db, h.replayEnv);
@@ -253,10 +303,16 @@ async function settleAndCheck(
   const opVerdict = await verifyOperations(h.db, ops.records, opLog, h.requestedBy);
   problems.push(...opVerdict.problems.slice(0, 20));
   const opFigures = ops.figures();
-  const archiveClients = ops.records.map((r) => ({ statuses: r.archiveStatuses, retryAfterSeen: r.retryAfterSeen }));
-  problems.push(...answerProblems('archive answers', opFigures.statuses, ['200', '404', '503'], archiveClients));
+  const archiveClients = ops.records.map((r) => ({
+    statuses: r.archiveStatuses,
+    retryAfterSeen: r.retryAfterSeen,
+  }));
+  problems.push(
+    ...answerProblems('archive answers', opFigures.statuses, ['200', '404', '503'], archiveClients),
+  );
   const notArchived = ops.records.filter((r) => r.archive && !r.archived).length;
-  if (notArchived > 0) problems.push(`${notArchived} operations never archived within the client's retry budget`);
+  if (notArchived > 0)
+    problems.push(`${notArchived} operations never archived within the client's retry budget`);
   const unpublished = ops.records.filter((r) => !r.published).length;
   if (unpublished > 0) problems.push(`${unpublished} operations never acknowledged by the broker`);
   if (spec.extraChecks) problems.push(...(await spec.extraChecks()));
@@ -264,13 +320,19 @@ async function settleAndCheck(
   // The client side: only 200 and 503 (with Retry-After) are expected answers under these faults.
   problems.push(...answerProblems('answers', load.byStatus, ['200', '503'], records));
   const used = records.filter((r) => r.usedAfterRetry).length;
-  if (used > 0) problems.push(`${used} retries refused as "communication number already used" (reservation left behind)`);
+  if (used > 0)
+    problems.push(`${used} retries refused as "communication number already used" (reservation left behind)`);
   const gaveUp = records.filter((r) => !r.accepted).length;
   if (gaveUp > 0) problems.push(`${gaveUp} requests never accepted within the client's retry budget`);
 
   // Each check counts in its own unit: requests, callbacks, screening results, operations.
   const lost = logVerdict.lost.length + cb.missing + screening.missing + opVerdict.lost;
-  const doubled = logVerdict.doubled.length + logVerdict.duplicateEventIds + cb.doubled + screening.doubled + opVerdict.doubled;
+  const doubled =
+    logVerdict.doubled.length +
+    logVerdict.duplicateEventIds +
+    cb.doubled +
+    screening.doubled +
+    opVerdict.doubled;
   const result: ScenarioResult = {
     scenario: spec.name,
     mode: h.mode,
@@ -284,7 +346,12 @@ async function settleAndCheck(
     lost,
     doubled,
     doneWithout200: logVerdict.doneWithout200,
-    callbacks: { distinct: cb.distinctAccepted, missing: cb.missing, doubled: cb.doubled, redeliveredAfterCrashWindow: cb.redeliveredAfterCrashWindow },
+    callbacks: {
+      distinct: cb.distinctAccepted,
+      missing: cb.missing,
+      doubled: cb.doubled,
+      redeliveredAfterCrashWindow: cb.redeliveredAfterCrashWindow,
+    },
     screening: {
       customers: screening.customers,
       results: screening.results,

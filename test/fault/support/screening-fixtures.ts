@@ -41,7 +41,9 @@ function congressMember(): { entryId: string; firstName: string; lastName: strin
 
 /** The first two-word individual of the bundled (fictional) adverse-media demo list. */
 function adverseMediaPerson(): { entryId: string; firstName: string; lastName: string } {
-  const entries = JSON.parse(readFileSync(join(ROOT, 'packages/screening-core/data/adverse-media-demo.json'), 'utf8')) as {
+  const entries = JSON.parse(
+    readFileSync(join(ROOT, 'packages/screening-core/data/adverse-media-demo.json'), 'utf8'),
+  ) as {
     id: string;
     name: string;
     entityType: string;
@@ -60,15 +62,30 @@ export interface BlackCustomer {
   lastName: string;
 }
 
-export function screeningProfiles(black: BlackCustomer): { hits: ScreeningProfile[]; clean: ScreeningProfile[] } {
+export function screeningProfiles(black: BlackCustomer): {
+  hits: ScreeningProfile[];
+  clean: ScreeningProfile[];
+} {
   const sdn = sdnIndividual();
   const pep = congressMember();
   const media = adverseMediaPerson();
   return {
     // One known hit per list; each also asks for one list it must not match.
     hits: [
-      { id: 'hit-sanctions', firstName: sdn.firstName, lastName: sdn.lastName, lists: ['SANCTIONS', 'PEP'], hit: { list: 'SANCTIONS', source: 'OFAC_SDN', entryId: sdn.entryId } },
-      { id: 'hit-pep', firstName: pep.firstName, lastName: pep.lastName, lists: ['PEP', 'ADVERSE_MEDIA'], hit: { list: 'PEP', source: 'US_CONGRESS_PEP', entryId: pep.entryId } },
+      {
+        id: 'hit-sanctions',
+        firstName: sdn.firstName,
+        lastName: sdn.lastName,
+        lists: ['SANCTIONS', 'PEP'],
+        hit: { list: 'SANCTIONS', source: 'OFAC_SDN', entryId: sdn.entryId },
+      },
+      {
+        id: 'hit-pep',
+        firstName: pep.firstName,
+        lastName: pep.lastName,
+        lists: ['PEP', 'ADVERSE_MEDIA'],
+        hit: { list: 'PEP', source: 'US_CONGRESS_PEP', entryId: pep.entryId },
+      },
       {
         id: 'hit-adverse-media',
         firstName: media.firstName,
@@ -86,8 +103,20 @@ export function screeningProfiles(black: BlackCustomer): { hits: ScreeningProfil
     ],
     // Invented names that match nothing; between them they ask for every list.
     clean: [
-      { id: 'clean-1', firstName: 'Quenby', lastName: 'Marrowfield', country: 'LT', lists: ['SANCTIONS', 'INTERNAL_LIST'] },
-      { id: 'clean-2', firstName: 'Tobiah', lastName: 'Wrenlowe', country: 'LT', lists: ['PEP', 'ADVERSE_MEDIA'] },
+      {
+        id: 'clean-1',
+        firstName: 'Quenby',
+        lastName: 'Marrowfield',
+        country: 'LT',
+        lists: ['SANCTIONS', 'INTERNAL_LIST'],
+      },
+      {
+        id: 'clean-2',
+        firstName: 'Tobiah',
+        lastName: 'Wrenlowe',
+        country: 'LT',
+        lists: ['PEP', 'ADVERSE_MEDIA'],
+      },
     ],
   };
 }
@@ -103,10 +132,19 @@ interface SearchHit {
  * name finds its entry on its list and nothing on its other list, every clean name finds nothing. So a
  * wrong result after the faults is the system's doing, not a name that happens to match.
  */
-export async function checkScreeningProfiles(cluster: TestCluster, token: string, profiles: ScreeningProfile[]): Promise<void> {
+export async function checkScreeningProfiles(
+  cluster: TestCluster,
+  token: string,
+  profiles: ScreeningProfile[],
+): Promise<void> {
   const base = `http://127.0.0.1:${cluster.portOf('screening')}/api/screening/search`;
   const search = async (p: ScreeningProfile, list: ScreeningList): Promise<SearchHit[]> => {
-    const q = new URLSearchParams({ name: `${p.firstName} ${p.lastName}`, entityType: 'INDIVIDUAL', lists: list, businessUnit: 'DEMO' });
+    const q = new URLSearchParams({
+      name: `${p.firstName} ${p.lastName}`,
+      entityType: 'INDIVIDUAL',
+      lists: list,
+      businessUnit: 'DEMO',
+    });
     if (p.country) q.set('country', p.country);
     const res = await fetch(`${base}?${q}`, { headers: { authorization: `Bearer ${token}` } });
     if (res.status !== 200) throw new Error(`screening search answered ${res.status}`);
@@ -117,13 +155,17 @@ export async function checkScreeningProfiles(cluster: TestCluster, token: string
       if (p.hit?.list === list) {
         // The BLACK customer reaches the screening service's internal list shortly after its import.
         await eventually(
-          async () => (await search(p, list)).some((h) => h.source === p.hit!.source && h.entryId === p.hit!.entryId),
+          async () =>
+            (await search(p, list)).some((h) => h.source === p.hit!.source && h.entryId === p.hit!.entryId),
           60000,
           `fixture ${p.id}: ${p.firstName} ${p.lastName} found on ${list} as ${p.hit.source} ${p.hit.entryId}`,
         );
       } else {
         const hits = await search(p, list);
-        if (hits.length > 0) throw new Error(`fixture ${p.id}: ${p.firstName} ${p.lastName} unexpectedly matches ${list}: ${JSON.stringify(hits.slice(0, 3))}`);
+        if (hits.length > 0)
+          throw new Error(
+            `fixture ${p.id}: ${p.firstName} ${p.lastName} unexpectedly matches ${list}: ${JSON.stringify(hits.slice(0, 3))}`,
+          );
       }
     }
   }

@@ -19,13 +19,21 @@ export class CallbackRoutingInvalidError extends Error {
 
 export function parseRouting(json: string): CallbackRouting {
   const doc = JSON.parse(json) as { endpoints?: unknown };
-  if (!Array.isArray(doc.endpoints)) throw new CallbackRoutingInvalidError('callback routing needs an endpoints array');
+  if (!Array.isArray(doc.endpoints))
+    throw new CallbackRoutingInvalidError('callback routing needs an endpoints array');
   const endpoints = doc.endpoints.map((e, i) => {
     const x = e as Partial<CallbackEndpoint>;
-    if (!x.id || !x.businessUnit || !x.url) throw new CallbackRoutingInvalidError(`endpoints[${i}] needs id, businessUnit and url`);
+    if (!x.id || !x.businessUnit || !x.url)
+      throw new CallbackRoutingInvalidError(`endpoints[${i}] needs id, businessUnit and url`);
     const url = new URL(x.url);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CallbackRoutingInvalidError(`endpoints[${i}].url must be http(s)`);
-    return { id: x.id, businessUnit: x.businessUnit, url: x.url, eventTypes: x.eventTypes?.length ? x.eventTypes : ['*'] };
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new CallbackRoutingInvalidError(`endpoints[${i}].url must be http(s)`);
+    return {
+      id: x.id,
+      businessUnit: x.businessUnit,
+      url: x.url,
+      eventTypes: x.eventTypes?.length ? x.eventTypes : ['*'],
+    };
   });
   return { endpoints };
 }
@@ -36,8 +44,14 @@ function typeMatches(pattern: string, type: string): boolean {
   return pattern === type;
 }
 
-export function endpointsFor(routing: CallbackRouting, businessUnit: string, cloudEventType: string): CallbackEndpoint[] {
-  return routing.endpoints.filter((e) => e.businessUnit === businessUnit && e.eventTypes.some((p) => typeMatches(p, cloudEventType)));
+export function endpointsFor(
+  routing: CallbackRouting,
+  businessUnit: string,
+  cloudEventType: string,
+): CallbackEndpoint[] {
+  return routing.endpoints.filter(
+    (e) => e.businessUnit === businessUnit && e.eventTypes.some((p) => typeMatches(p, cloudEventType)),
+  );
 }
 
 /**
@@ -46,7 +60,11 @@ export function endpointsFor(routing: CallbackRouting, businessUnit: string, clo
  * by another unit never redirects a delivery across units. Undefined when the endpoint is gone (the
  * delivery then keeps the URL it was queued with).
  */
-export function currentUrlOf(routing: CallbackRouting, endpointId: string, businessUnit: string): string | undefined {
+export function currentUrlOf(
+  routing: CallbackRouting,
+  endpointId: string,
+  businessUnit: string,
+): string | undefined {
   return routing.endpoints.find((e) => e.id === endpointId && e.businessUnit === businessUnit)?.url;
 }
 

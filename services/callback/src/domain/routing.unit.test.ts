@@ -1,19 +1,38 @@
-import { currentUrlOf, endpointsFor, nextDelayMs, parseRouting, CallbackRoutingInvalidError } from './routing';
+import {
+  currentUrlOf,
+  endpointsFor,
+  nextDelayMs,
+  parseRouting,
+  CallbackRoutingInvalidError,
+} from './routing';
 
 describe('callback routing', () => {
   const routing = parseRouting(
     JSON.stringify({
       endpoints: [
         { id: 'a', businessUnit: 'BU1', url: 'https://a.example/cb' },
-        { id: 'b', businessUnit: 'BU1', url: 'https://b.example/screening', eventTypes: ['com.crs.screening.*'] },
-        { id: 'c', businessUnit: 'BU2', url: 'https://c.example/cb', eventTypes: ['com.crs.risk-assessment.completed'] },
+        {
+          id: 'b',
+          businessUnit: 'BU1',
+          url: 'https://b.example/screening',
+          eventTypes: ['com.crs.screening.*'],
+        },
+        {
+          id: 'c',
+          businessUnit: 'BU2',
+          url: 'https://c.example/cb',
+          eventTypes: ['com.crs.risk-assessment.completed'],
+        },
       ],
     }),
   );
 
   it('routes by business unit and event type', () => {
     expect(endpointsFor(routing, 'BU1', 'com.crs.risk-assessment.completed').map((e) => e.id)).toEqual(['a']);
-    expect(endpointsFor(routing, 'BU1', 'com.crs.screening.sanctions.completed').map((e) => e.id)).toEqual(['a', 'b']);
+    expect(endpointsFor(routing, 'BU1', 'com.crs.screening.sanctions.completed').map((e) => e.id)).toEqual([
+      'a',
+      'b',
+    ]);
     expect(endpointsFor(routing, 'BU2', 'com.crs.screening.pep.completed')).toEqual([]);
     expect(endpointsFor(routing, 'BU3', 'com.crs.risk-assessment.completed')).toEqual([]);
   });
@@ -34,8 +53,12 @@ describe('callback routing', () => {
   });
 
   it('rejects endpoints without url or with a non-http scheme', () => {
-    expect(() => parseRouting('{"endpoints":[{"id":"x","businessUnit":"B"}]}')).toThrow(CallbackRoutingInvalidError);
-    expect(() => parseRouting('{"endpoints":[{"id":"x","businessUnit":"B","url":"file:///etc/passwd"}]}')).toThrow(CallbackRoutingInvalidError);
+    expect(() => parseRouting('{"endpoints":[{"id":"x","businessUnit":"B"}]}')).toThrow(
+      CallbackRoutingInvalidError,
+    );
+    expect(() =>
+      parseRouting('{"endpoints":[{"id":"x","businessUnit":"B","url":"file:///etc/passwd"}]}'),
+    ).toThrow(CallbackRoutingInvalidError);
   });
 
   it('backs off exponentially with jitter and a cap', () => {

@@ -18,7 +18,9 @@ import {
   CustomerStatusTransitionError,
 } from './customer-errors';
 
-export type NewEvent = { [K in CustomerEventType]: { type: K; data: CustomerEventData[K] } }[CustomerEventType];
+export type NewEvent = {
+  [K in CustomerEventType]: { type: K; data: CustomerEventData[K] };
+}[CustomerEventType];
 
 /** What a simplified customer is screened against: it exists for screening (reference product). */
 export const SIMPLIFIED_SCREENING_LISTS: ScreeningListName[] = ['SANCTIONS', 'PEP'];
@@ -33,11 +35,22 @@ export interface DecisionContext {
 }
 
 /** The subject of an evaluation: the record, the latest screening per list and the internal-list mark. */
-function evaluationSubject(customer: CustomerData | undefined, state: CustomerState, listPurpose?: 'WHITE' | 'BLACK') {
+function evaluationSubject(
+  customer: CustomerData | undefined,
+  state: CustomerState,
+  listPurpose?: 'WHITE' | 'BLACK',
+) {
   const screening = Object.fromEntries(
     Object.entries(state.screening).map(([list, r]) => {
       const confirmed = reviewOf(r!.hitKeys, state.screeningDecisions[list as ScreeningListName]);
-      return [list, { matched: r!.matched, hitCount: r!.hitKeys.length, ...(confirmed === undefined ? {} : { confirmed }) }];
+      return [
+        list,
+        {
+          matched: r!.matched,
+          hitCount: r!.hitKeys.length,
+          ...(confirmed === undefined ? {} : { confirmed }),
+        },
+      ];
     }),
   );
   const purpose = listPurpose ?? state.listPurpose;
@@ -48,7 +61,10 @@ function evaluationSubject(customer: CustomerData | undefined, state: CustomerSt
  * What reviewers said about a list's current hits, in the risk engine's terms: true when one of them was
  * confirmed, false when every one was dismissed as a false positive, undefined otherwise (not reviewed).
  */
-function reviewOf(keys: string[], decisions: Record<string, 'CONFIRMED' | 'FALSE_POSITIVE'> | undefined): boolean | undefined {
+function reviewOf(
+  keys: string[],
+  decisions: Record<string, 'CONFIRMED' | 'FALSE_POSITIVE'> | undefined,
+): boolean | undefined {
   if (!decisions || keys.length === 0) return undefined;
   if (keys.some((k) => decisions[k] === 'CONFIRMED')) return true;
   if (keys.every((k) => decisions[k] === 'FALSE_POSITIVE')) return false;
@@ -72,14 +88,17 @@ function importEvents(
 
   const requested = customer.customerStatus as CustomerStatus | undefined;
   const from = state.exists && !upgrade ? state.status : undefined;
-  if (requested && !canTransition(from, requested)) throw new CustomerStatusTransitionError(from ?? 'none', requested);
+  if (requested && !canTransition(from, requested))
+    throw new CustomerStatusTransitionError(from ?? 'none', requested);
 
   // Batch import never evaluates or screens and defaults to IMPORT (reference product).
   const source = channel === 'BATCH' ? 'IMPORT' : (customer.sourceOfRiskLevel ?? 'IMPORT');
   // UPDATE replaces the data as a whole; a status left out keeps the current one (and a kept CLOSED
   // keeps its closingDate: closingDate comes only and always with CLOSED).
   const kept =
-    state.status === 'CLOSED' && state.customer?.closingDate ? { closingDate: state.customer.closingDate } : {};
+    state.status === 'CLOSED' && state.customer?.closingDate
+      ? { closingDate: state.customer.closingDate }
+      : {};
   const stored: CustomerData =
     requested || !state.status ? customer : { ...customer, customerStatus: state.status, ...kept };
   const events: NewEvent[] = [
@@ -124,7 +143,10 @@ function importEvents(
   }
   const lists = channel === 'BATCH' ? [] : [...new Set(customer.initializeScreeningProcesses ?? [])];
   if (lists.length > 0) {
-    events.push({ type: 'ScreeningRequested', data: { requestId: `${command.commandId}:screen`, lists, customer: stored } });
+    events.push({
+      type: 'ScreeningRequested',
+      data: { requestId: `${command.commandId}:screen`, lists, customer: stored },
+    });
   }
   return events;
 }
@@ -146,11 +168,20 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
       return [
         {
           type: state.exists ? 'CustomerUpdated' : 'CustomerCreated',
-          data: { customer: command.data.customer, sourceOfRiskLevel: 'IMPORT', channel: 'SIMPLIFIED', simplified: true },
+          data: {
+            customer: command.data.customer,
+            sourceOfRiskLevel: 'IMPORT',
+            channel: 'SIMPLIFIED',
+            simplified: true,
+          },
         },
         {
           type: 'ScreeningRequested',
-          data: { requestId: `${command.commandId}:screen`, lists: SIMPLIFIED_SCREENING_LISTS, customer: command.data.customer },
+          data: {
+            requestId: `${command.commandId}:screen`,
+            lists: SIMPLIFIED_SCREENING_LISTS,
+            customer: command.data.customer,
+          },
         },
       ];
     }
@@ -162,7 +193,8 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
       if (reason === undefined || !state.exists || state.sourceOfRiskLevel !== 'EVALUATE') return [];
       const a = command.data.assessment;
       const prev = state.assessment;
-      const unchanged = prev && prev.level === a.level && prev.score === a.score && prev.matrixVersion === a.matrixVersion;
+      const unchanged =
+        prev && prev.level === a.level && prev.score === a.score && prev.matrixVersion === a.matrixVersion;
       // A re-evaluation that changes nothing is not news; an evaluation the client asked for (an import or
       // an update with EVALUATE) always is: the client was told an assessment is pending.
       if (unchanged && !CLIENT_REQUESTED_REASONS.has(reason)) return [];
@@ -173,7 +205,11 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
       return [
         {
           type: 'RiskAssessed',
-          data: { requestId: command.data.requestId, assessment: effective, previousLevel: prev?.level ?? null },
+          data: {
+            requestId: command.data.requestId,
+            assessment: effective,
+            previousLevel: prev?.level ?? null,
+          },
         },
       ];
     }
@@ -183,7 +219,8 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
       if (!open || !open.includes(command.data.list)) return [];
       const before = state.screening[command.data.list];
       const keys = hitKeys(command.data.hits);
-      const changed = !before || before.matched !== command.data.matched || before.hitKeys.join() !== keys.join();
+      const changed =
+        !before || before.matched !== command.data.matched || before.hitKeys.join() !== keys.join();
       const events: NewEvent[] = [
         {
           type: 'ScreeningCompleted',
@@ -208,7 +245,11 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
         } as CustomerEvent);
         events.push({
           type: 'RiskEvaluationRequested',
-          data: { requestId: `${command.commandId}:eval`, reason: 'SCREENING_CHANGED', ...evaluationSubject(state.customer, after) },
+          data: {
+            requestId: `${command.commandId}:eval`,
+            reason: 'SCREENING_CHANGED',
+            ...evaluationSubject(state.customer, after),
+          },
         });
       }
       return events;
@@ -219,7 +260,8 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
       if (!state.exists) return [];
       const before = state.screening[command.data.list];
       const keys = hitKeys(command.data.hits);
-      if (before && before.matched === command.data.matched && before.hitKeys.join() === keys.join()) return [];
+      if (before && before.matched === command.data.matched && before.hitKeys.join() === keys.join())
+        return [];
       const completed: NewEvent = {
         type: 'ScreeningCompleted',
         data: {
@@ -233,10 +275,18 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
       };
       const events: NewEvent[] = [completed];
       if (!state.simplified && state.sourceOfRiskLevel === 'EVALUATE') {
-        const after = evolve(state, { type: 'ScreeningCompleted', streamVersion: state.version + 1, data: completed.data } as CustomerEvent);
+        const after = evolve(state, {
+          type: 'ScreeningCompleted',
+          streamVersion: state.version + 1,
+          data: completed.data,
+        } as CustomerEvent);
         events.push({
           type: 'RiskEvaluationRequested',
-          data: { requestId: `${command.commandId}:eval`, reason: 'SCREENING_CHANGED', ...evaluationSubject(state.customer, after) },
+          data: {
+            requestId: `${command.commandId}:eval`,
+            reason: 'SCREENING_CHANGED',
+            ...evaluationSubject(state.customer, after),
+          },
         });
       }
       return events;
@@ -253,7 +303,11 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
       const events: NewEvent[] = [decided];
       const current = state.screening[d.list]?.hitKeys ?? [];
       const before = reviewOf(current, decisions);
-      const afterState = evolve(state, { type: 'ScreeningHitDecided', streamVersion: state.version + 1, data: d } as CustomerEvent);
+      const afterState = evolve(state, {
+        type: 'ScreeningHitDecided',
+        streamVersion: state.version + 1,
+        data: d,
+      } as CustomerEvent);
       if (
         reviewOf(current, afterState.screeningDecisions[d.list]) !== before &&
         !state.simplified &&
@@ -261,7 +315,11 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
       ) {
         events.push({
           type: 'RiskEvaluationRequested',
-          data: { requestId: `${command.commandId}:eval`, reason: 'SCREENING_CHANGED', ...evaluationSubject(state.customer, afterState) },
+          data: {
+            requestId: `${command.commandId}:eval`,
+            reason: 'SCREENING_CHANGED',
+            ...evaluationSubject(state.customer, afterState),
+          },
         });
       }
       return events;
@@ -279,7 +337,12 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
             assessment: {
               source: 'OVERRIDE',
               level,
-              override: { reason, setBy, ...(expiresAt ? { expiresAt } : {}), computedLevel: state.assessment?.level ?? null },
+              override: {
+                reason,
+                setBy,
+                ...(expiresAt ? { expiresAt } : {}),
+                computedLevel: state.assessment?.level ?? null,
+              },
             },
             previousLevel: state.assessment?.level ?? null,
           },
@@ -294,20 +357,28 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
         // of such a customer expired, its level returns to the one the client imported.
         const computed = state.assessment?.override?.computedLevel;
         const imported =
-          (state.customer?.riskLevel as RiskLevel | undefined) ?? (typeof computed === 'string' ? (computed as RiskLevel) : undefined);
+          (state.customer?.riskLevel as RiskLevel | undefined) ??
+          (typeof computed === 'string' ? (computed as RiskLevel) : undefined);
         if (command.data.reason !== 'OVERRIDE_EXPIRED' || overrideActive(state, ctx.now)) return [];
         if (state.assessment?.source !== 'OVERRIDE' || !imported) return [];
         return [
           {
             type: 'RiskAssessed',
-            data: { assessment: { source: 'IMPORT', level: imported }, previousLevel: state.assessment.level },
+            data: {
+              assessment: { source: 'IMPORT', level: imported },
+              previousLevel: state.assessment.level,
+            },
           },
         ];
       }
       return [
         {
           type: 'RiskEvaluationRequested',
-          data: { requestId: `${command.commandId}:eval`, reason: command.data.reason, ...evaluationSubject(state.customer, state) },
+          data: {
+            requestId: `${command.commandId}:eval`,
+            reason: command.data.reason,
+            ...evaluationSubject(state.customer, state),
+          },
         },
       ];
     }

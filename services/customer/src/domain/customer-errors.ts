@@ -36,6 +36,10 @@ export class CustomerStatusTransitionError extends CustomerCommandRejectedError 
 
 export class CustomerNotScorableError extends CustomerCommandRejectedError {
   constructor() {
-    super('C006', 'A simplified customer cannot be risk-scored; import the full customer first', 'customerExtId');
+    super(
+      'C006',
+      'A simplified customer cannot be risk-scored; import the full customer first',
+      'customerExtId',
+    );
   }
 }

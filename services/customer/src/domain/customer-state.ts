@@ -65,7 +65,9 @@ function remember(list: string[], correlationId: string): string[] {
 /** Re-evaluations that changed nothing leave their request open; only the newest few are kept. */
 function bounded<V>(pending: Record<string, V>, max = 20): Record<string, V> {
   const keys = Object.keys(pending);
-  return keys.length <= max ? pending : Object.fromEntries(keys.slice(keys.length - max).map((k) => [k, pending[k]!]));
+  return keys.length <= max
+    ? pending
+    : Object.fromEntries(keys.slice(keys.length - max).map((k) => [k, pending[k]!]));
 }
 
 /** Pure and total: folds one event into the state; never throws. */
@@ -90,7 +92,10 @@ export function evolve(state: CustomerState, event: CustomerEvent): CustomerStat
     case 'InternalListPurposeRecorded':
       return { ...s, listPurpose: event.data.listPurpose };
     case 'RiskEvaluationRequested':
-      return { ...s, pendingEvaluations: bounded({ ...s.pendingEvaluations, [event.data.requestId]: event.data.reason }) };
+      return {
+        ...s,
+        pendingEvaluations: bounded({ ...s.pendingEvaluations, [event.data.requestId]: event.data.reason }),
+      };
     case 'RiskAssessed': {
       const pending = { ...s.pendingEvaluations };
       if (event.data.requestId) delete pending[event.data.requestId];
@@ -99,7 +104,10 @@ export function evolve(state: CustomerState, event: CustomerEvent): CustomerStat
     case 'RiskOverrideSet':
       return { ...s, override: { ...event.data } };
     case 'ScreeningRequested':
-      return { ...s, pendingScreenings: { ...s.pendingScreenings, [event.data.requestId]: event.data.lists } };
+      return {
+        ...s,
+        pendingScreenings: { ...s.pendingScreenings, [event.data.requestId]: event.data.lists },
+      };
     case 'ScreeningCompleted': {
       const d = event.data;
       const remaining = (s.pendingScreenings[d.requestId] ?? []).filter((l) => l !== d.list);

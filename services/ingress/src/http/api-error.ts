@@ -28,8 +28,14 @@ export class ResourceNotFoundError extends ApiError {
 
 export class ServiceUnavailableError extends ApiError {
   constructor(retryAfterSeconds: number) {
-    super('SERVICE_UNAVAILABLE', 503, 'The request could not be stored durably; nothing was accepted. Retry later.', undefined, {
-      'retry-after': String(retryAfterSeconds),
-    });
+    super(
+      'SERVICE_UNAVAILABLE',
+      503,
+      'The request could not be stored durably; nothing was accepted. Retry later.',
+      undefined,
+      {
+        'retry-after': String(retryAfterSeconds),
+      },
+    );
   }
 }

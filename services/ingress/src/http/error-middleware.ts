@@ -46,7 +46,10 @@ function normalize(err: unknown, logger: Logger, req: Request, retryAfterSeconds
   // The database is unreachable (e.g. while it restarts): a transient refusal the client retries,
   // like a broker that did not acknowledge; the request reserved and published nothing.
   if (err instanceof MongoServerSelectionError || err instanceof MongoNetworkError) {
-    logger.warn({ requestId: (req as Request & { id?: string }).id, route: req.path, error: err.name }, 'database unavailable');
+    logger.warn(
+      { requestId: (req as Request & { id?: string }).id, route: req.path, error: err.name },
+      'database unavailable',
+    );
     return {
       status: 503,
       code: ErrorCodes.ServiceUnavailable,
@@ -55,7 +58,13 @@ function normalize(err: unknown, logger: Logger, req: Request, retryAfterSeconds
     };
   }
   if (err instanceof ApiError) {
-    return { status: err.httpStatus, code: err.code, message: err.message, errors: err.fieldErrors, headers: err.headers };
+    return {
+      status: err.httpStatus,
+      code: err.code,
+      message: err.message,
+      errors: err.fieldErrors,
+      headers: err.headers,
+    };
   }
   if (err instanceof AuthError) {
     return {
@@ -67,16 +76,36 @@ function normalize(err: unknown, logger: Logger, req: Request, retryAfterSeconds
   }
   const e = err as { type?: string; status?: number; statusCode?: number };
   if (e?.type === 'entity.too.large') {
-    return { status: 413, code: ErrorCodes.PayloadTooLarge, message: 'Request body is larger than the configured limit', headers: {} };
+    return {
+      status: 413,
+      code: ErrorCodes.PayloadTooLarge,
+      message: 'Request body is larger than the configured limit',
+      headers: {},
+    };
   }
   if (e?.type === 'entity.parse.failed') {
-    return { status: 400, code: ErrorCodes.MalformedJson, message: 'Request body is not valid JSON', headers: {} };
+    return {
+      status: 400,
+      code: ErrorCodes.MalformedJson,
+      message: 'Request body is not valid JSON',
+      headers: {},
+    };
   }
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
-    return { status: 415, code: ErrorCodes.UnsupportedMediaType, message: 'Unsupported content encoding or charset', headers: {} };
+    return {
+      status: 415,
+      code: ErrorCodes.UnsupportedMediaType,
+      message: 'Unsupported content encoding or charset',
+      headers: {},
+    };
   }
   if (typeof (e?.status ?? e?.statusCode) === 'number' && (e.status ?? e.statusCode)! < 500) {
-    return { status: (e.status ?? e.statusCode)!, code: ErrorCodes.ValidationFailed, message: 'Bad request', headers: {} };
+    return {
+      status: (e.status ?? e.statusCode)!,
+      code: ErrorCodes.ValidationFailed,
+      message: 'Bad request',
+      headers: {},
+    };
   }
   logger.error({ err, requestId: (req as Request & { id?: string }).id, route: req.path }, 'unhandled error');
   return { status: 500, code: ErrorCodes.InternalError, message: 'Processing failed', headers: {} };
@@ -86,7 +115,11 @@ function normalize(err: unknown, logger: Logger, req: Request, retryAfterSeconds
  * The one place where coded errors become HTTP. Spec endpoints answer in the shapes of section 7;
  * every other endpoint answers { errorCode, errorDescription, errors? }.
  */
-export function errorMiddleware(logger: Logger, clock: () => Date, retryAfterSeconds = 5): ErrorRequestHandler {
+export function errorMiddleware(
+  logger: Logger,
+  clock: () => Date,
+  retryAfterSeconds = 5,
+): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const n = normalize(err, logger, req, retryAfterSeconds);
     for (const [k, v] of Object.entries(n.headers)) res.setHeader(k, v);
@@ -98,7 +131,13 @@ export function errorMiddleware(logger: Logger, clock: () => Date, retryAfterSec
       return;
     }
     if (style === 'batch-validate' || style === 'batch-import') {
-      if (n.status === 404) res.json(batchNotFoundBody(style === 'batch-validate' ? 'validate-batch-customers' : 'batch-customers', elapsed(req)));
+      if (n.status === 404)
+        res.json(
+          batchNotFoundBody(
+            style === 'batch-validate' ? 'validate-batch-customers' : 'batch-customers',
+            elapsed(req),
+          ),
+        );
       else if (n.status >= 500) res.json(batchProcessingFailedBody(elapsed(req)));
       else res.json({ ...batchBadRequestBody(clock(), req.path, `${n.code}: ${n.message}`) });
       return;

@@ -89,15 +89,13 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
     const result = deps.validators.validateCustomer(req.body, 'single');
     const id = identity(req.body);
     const reject = (status: number, code: string, description: string, errors?: FieldError[]) =>
-      res
-        .status(status)
-        .json({
-          resultType: 'REQUEST_REJECTED',
-          ...id,
-          errorCode: code,
-          errorDescription: description,
-          ...(errors ? { errors } : {}),
-        });
+      res.status(status).json({
+        resultType: 'REQUEST_REJECTED',
+        ...id,
+        errorCode: code,
+        errorDescription: description,
+        ...(errors ? { errors } : {}),
+      });
     if (!result.ok) {
       const s = summarizeErrors(result.errors);
       reject(400, s.errorCode, s.errorDescription, result.errors);
@@ -132,13 +130,11 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
     const result = deps.validators.validateSimplifiedCustomer(req.body);
     if (!result.ok) {
       const s = summarizeErrors(result.errors);
-      res
-        .status(400)
-        .json({
-          resultType: 'REQUEST_REJECTED',
-          errorCode: s.errorCode,
-          errorDescription: s.errorDescription,
-        });
+      res.status(400).json({
+        resultType: 'REQUEST_REJECTED',
+        errorCode: s.errorCode,
+        errorDescription: s.errorDescription,
+      });
       return;
     }
     const record = result.value as unknown as Rec;
@@ -149,13 +145,11 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
     const unknown = await classifierErrors(record);
     if (unknown.length > 0) {
       const s = summarizeErrors(unknown);
-      res
-        .status(400)
-        .json({
-          resultType: 'REQUEST_REJECTED',
-          errorCode: s.errorCode,
-          errorDescription: s.errorDescription,
-        });
+      res.status(400).json({
+        resultType: 'REQUEST_REJECTED',
+        errorCode: s.errorCode,
+        errorDescription: s.errorDescription,
+      });
       return;
     }
     const [outcome] = await submitOrUnavailable([

@@ -17,7 +17,12 @@ interface CustomerDoc {
   updatedAt?: string;
   data?: Record<string, unknown>;
   riskLevel?: string;
-  latestAssessment?: Record<string, unknown> & { eventId?: string; level?: string; source?: string; assessedAt?: string };
+  latestAssessment?: Record<string, unknown> & {
+    eventId?: string;
+    level?: string;
+    source?: string;
+    assessedAt?: string;
+  };
   screening?: Record<string, unknown>;
   listPurpose?: string;
   override?: Record<string, unknown>;
@@ -39,7 +44,11 @@ const MAX_PARAM = 255;
 function param(value: unknown, name: string): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_PARAM) {
     throw new RequestInvalidError('V001', `${name} is required (1..${MAX_PARAM} characters)`, [
-      { path: name, code: `V001.${name}.INVALID_VALUE`, message: `${name} is required (1..${MAX_PARAM} characters)` },
+      {
+        path: name,
+        code: `V001.${name}.INVALID_VALUE`,
+        message: `${name} is required (1..${MAX_PARAM} characters)`,
+      },
     ]);
   }
   return value;
@@ -71,39 +80,53 @@ export function readRoutes(deps: { verifier: TokenVerifier; catalog: ProjectionC
       screening: doc.screening ?? {},
       listPurpose: doc.listPurpose ?? null,
       override: doc.override ?? null,
-      latestAssessment: a
-        ? { ...a, assessmentId: a.eventId, riskLevel: a.level, status: 'COMPLETED' }
-        : null,
+      latestAssessment: a ? { ...a, assessmentId: a.eventId, riskLevel: a.level, status: 'COMPLETED' } : null,
     });
   });
 
-  router.get('/api/integration-services/v1/communications-events/:communicationNumber', read, async (req, res) => {
-    const communicationNumber = param(req.params.communicationNumber, 'communicationNumber');
-    const principal = principalOf(req);
-    const requested = typeof req.query.businessUnit === 'string' ? req.query.businessUnit : undefined;
-    const allowed = allowedBusinessUnits(principal);
-    if (requested) assertBusinessUnit(req, requested);
-    const filter: Record<string, unknown> = { communicationNumber };
-    if (requested) filter.businessUnit = requested;
-    else if (allowed !== '*') filter.businessUnit = { $in: [...allowed] };
-    const events = await deps.catalog.collection<CommunicationEventDoc>('communication_events');
-    const docs = await events.find(filter).sort({ businessUnit: 1, streamVersion: 1 }).limit(1000).toArray();
-    const cloud = docs
-      .map((d) =>
-        toCloudEvent(
-          { eventId: d._id, type: d.type, businessUnit: d.businessUnit, customerExtId: d.customerExtId, correlationId: d.communicationNumber, occurredAt: d.occurredAt, data: d.data },
-          d.data,
-        ),
-      )
-      .filter((e) => e !== undefined);
-    const errors = docs
-      .filter((d) => d.type === 'CustomerCommandRejected')
-      .map((d) => ({ code: String(d.data.errorCode), description: String(d.data.errorDescription) }));
-    // docs/api.md: 404 for an unknown communication. Events of business units the token does not
-    // cover were filtered out above, so another unit's communication is just as unknown: nothing leaks.
-    if (docs.length === 0) throw new ResourceNotFoundError('No events for this communication number (yet)');
-    res.json({ events: cloud, errors });
-  });
+  router.get(
+    '/api/integration-services/v1/communications-events/:communicationNumber',
+    read,
+    async (req, res) => {
+      const communicationNumber = param(req.params.communicationNumber, 'communicationNumber');
+      const principal = principalOf(req);
+      const requested = typeof req.query.businessUnit === 'string' ? req.query.businessUnit : undefined;
+      const allowed = allowedBusinessUnits(principal);
+      if (requested) assertBusinessUnit(req, requested);
+      const filter: Record<string, unknown> = { communicationNumber };
+      if (requested) filter.businessUnit = requested;
+      else if (allowed !== '*') filter.businessUnit = { $in: [...allowed] };
+      const events = await deps.catalog.collection<CommunicationEventDoc>('communication_events');
+      const docs = await events
+        .find(filter)
+        .sort({ businessUnit: 1, streamVersion: 1 })
+        .limit(1000)
+        .toArray();
+      const cloud = docs
+        .map((d) =>
+          toCloudEvent(
+            {
+              eventId: d._id,
+              type: d.type,
+              businessUnit: d.businessUnit,
+              customerExtId: d.customerExtId,
+              correlationId: d.communicationNumber,
+              occurredAt: d.occurredAt,
+              data: d.data,
+            },
+            d.data,
+          ),
+        )
+        .filter((e) => e !== undefined);
+      const errors = docs
+        .filter((d) => d.type === 'CustomerCommandRejected')
+        .map((d) => ({ code: String(d.data.errorCode), description: String(d.data.errorDescription) }));
+      // docs/api.md: 404 for an unknown communication. Events of business units the token does not
+      // cover were filtered out above, so another unit's communication is just as unknown: nothing leaks.
+      if (docs.length === 0) throw new ResourceNotFoundError('No events for this communication number (yet)');
+      res.json({ events: cloud, errors });
+    },
+  );
 
   return router;
 }

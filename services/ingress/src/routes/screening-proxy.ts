@@ -10,7 +10,11 @@ const FORWARDED_RESPONSE_HEADERS = ['content-type', 'www-authenticate', 'retry-a
  * the one entry point integrators use and forwards these requests unchanged (the token is verified
  * by the screening service itself, with the same keys and rules).
  */
-export function screeningProxy(deps: { screeningApiUrl: string; timeoutMs: number; retryAfterSeconds: number }): Router {
+export function screeningProxy(deps: {
+  screeningApiUrl: string;
+  timeoutMs: number;
+  retryAfterSeconds: number;
+}): Router {
   const router = Router();
   const forward = async (req: Request, body?: string) => {
     const headers: Record<string, string> = {};
@@ -36,7 +40,10 @@ export function screeningProxy(deps: { screeningApiUrl: string; timeoutMs: numbe
       next();
       return;
     }
-    const upstream = await forward(req, req.method === 'GET' || req.method === 'HEAD' ? undefined : JSON.stringify(req.body ?? {}));
+    const upstream = await forward(
+      req,
+      req.method === 'GET' || req.method === 'HEAD' ? undefined : JSON.stringify(req.body ?? {}),
+    );
     for (const h of FORWARDED_RESPONSE_HEADERS) {
       const v = upstream.headers.get(h);
       if (v) res.setHeader(h, v);

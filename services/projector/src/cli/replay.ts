@@ -9,7 +9,10 @@ async function main(): Promise<void> {
   const logger = createLogger('projector-replay', config.LOG_LEVEL);
   const { client, db } = await connectMongo(config);
   const messaging = await setUpMessaging(config, 'projector-replay', logger);
-  const suffix = `r${new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}`;
+  const suffix = `r${new Date()
+    .toISOString()
+    .replace(/[-:.TZ]/g, '')
+    .slice(0, 14)}`;
   let last = 0;
   const result = await replayProjections({
     db,
@@ -24,7 +27,10 @@ async function main(): Promise<void> {
       }
     },
   });
-  logger.info({ events: result.events, seconds: result.seconds, collections: result.collections }, 'replay done; new projections active');
+  logger.info(
+    { events: result.events, seconds: result.seconds, collections: result.collections },
+    'replay done; new projections active',
+  );
   await client.close();
 }
 

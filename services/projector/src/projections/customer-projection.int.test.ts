@@ -1,7 +1,12 @@
 import { MongoClient, type Db } from 'mongodb';
 import type { CustomerEvent } from '@crs/contracts';
 import { CustomerProjectionNames, ensureProjectionIndexes } from '@crs/store';
-import { InMemoryProjection, applyCustomerEvent, applyCustomerEvents, type CollectionNames } from './customer-projection';
+import {
+  InMemoryProjection,
+  applyCustomerEvent,
+  applyCustomerEvents,
+  type CollectionNames,
+} from './customer-projection';
 
 /**
  * Against the real MongoDB-compatible store (FerretDB locally): every event type applied twice, and a
@@ -83,79 +88,82 @@ function history(): CustomerEvent[] {
 
 // Both write paths (the conditional update for MongoDB, read-then-write by _id for FerretDB v1) run
 // against whichever server the stack has: each must be idempotent on its own.
-describe.each(['mongodb', 'ferretdb'] as const)('customer projection (real store, %s write path)', (dialect) => {
-  let client: MongoClient;
-  let db: Db;
-  const names = (suffix: string): CollectionNames =>
-    Object.fromEntries(CustomerProjectionNames.map((n) => [n, `${n}_${suffix}`])) as CollectionNames;
+describe.each(['mongodb', 'ferretdb'] as const)(
+  'customer projection (real store, %s write path)',
+  (dialect) => {
+    let client: MongoClient;
+    let db: Db;
+    const names = (suffix: string): CollectionNames =>
+      Object.fromEntries(CustomerProjectionNames.map((n) => [n, `${n}_${suffix}`])) as CollectionNames;
 
-  async function snapshot(n: CollectionNames) {
-    const out: Record<string, unknown[]> = {};
-    for (const [k, c] of Object.entries(n))
-      out[k] = await db.collection(c).find({}).sort({ _id: 1 }).toArray();
-    return out;
-  }
-
-  beforeAll(async () => {
-    client = await new MongoClient(process.env.MONGODB_URI!).connect();
-    db = client.db(`crs_int_projection_${dialect}_${process.pid}`);
-  });
-  afterAll(async () => {
-    await db.dropDatabase();
-    await client.close();
-  });
-
-  it('every event applied twice changes nothing the first application did not', async () => {
-    const once = names('once');
-    const twice = names('twice');
-    await ensureProjectionIndexes(db, once);
-    await ensureProjectionIndexes(db, twice);
-    for (const e of history()) {
-      await applyCustomerEvent(db, once, e, dialect);
-      await applyCustomerEvent(db, twice, e, dialect);
-      await applyCustomerEvent(db, twice, e, dialect);
-      expect(await snapshot(twice)).toEqual(await snapshot(once));
+    async function snapshot(n: CollectionNames) {
+      const out: Record<string, unknown[]> = {};
+      for (const [k, c] of Object.entries(n))
+        out[k] = await db.collection(c).find({}).sort({ _id: 1 }).toArray();
+      return out;
     }
-    const c = await db.collection(once.customers).findOne({ _id: 'DEMO:C-1' as never });
-    expect(c).toMatchObject({
-      version: 12,
-      status: 'SUSPENDED',
-      riskLevel: 'EXTREME',
-      listPurpose: 'BLACK',
-      screening: { SANCTIONS: { matched: true, hitCount: 1 } },
+
+    beforeAll(async () => {
+      client = await new MongoClient(process.env.MONGODB_URI!).connect();
+      db = client.db(`crs_int_projection_${dialect}_${process.pid}`);
     });
-    expect(await db.collection(once.assessments).countDocuments()).toBe(2);
-    expect(await db.collection(once.screenings).countDocuments()).toBe(1);
-    expect(await db.collection(once.communication_events).countDocuments()).toBe(12);
-  });
+    afterAll(async () => {
+      await db.dropDatabase();
+      await client.close();
+    });
 
-  it('a whole history replayed over itself (redelivery after a crash) leaves the same state', async () => {
-    const n = names('replayed');
-    await ensureProjectionIndexes(db, n);
-    const events = history();
-    for (const e of events) await applyCustomerEvent(db, n, e, dialect);
-    const first = await snapshot(n);
-    for (const e of events) await applyCustomerEvent(db, n, e, dialect);
-    expect(await snapshot(n)).toEqual(first);
-  });
+    it('every event applied twice changes nothing the first application did not', async () => {
+      const once = names('once');
+      const twice = names('twice');
+      await ensureProjectionIndexes(db, once);
+      await ensureProjectionIndexes(db, twice);
+      for (const e of history()) {
+        await applyCustomerEvent(db, once, e, dialect);
+        await applyCustomerEvent(db, twice, e, dialect);
+        await applyCustomerEvent(db, twice, e, dialect);
+        expect(await snapshot(twice)).toEqual(await snapshot(once));
+      }
+      const c = await db.collection(once.customers).findOne({ _id: 'DEMO:C-1' as never });
+      expect(c).toMatchObject({
+        version: 12,
+        status: 'SUSPENDED',
+        riskLevel: 'EXTREME',
+        listPurpose: 'BLACK',
+        screening: { SANCTIONS: { matched: true, hitCount: 1 } },
+      });
+      expect(await db.collection(once.assessments).countDocuments()).toBe(2);
+      expect(await db.collection(once.screenings).countDocuments()).toBe(1);
+      expect(await db.collection(once.communication_events).countDocuments()).toBe(12);
+    });
 
-  it('a rejection alone never creates a customer document', async () => {
-    const n = names('rejected');
-    await applyCustomerEvent(
-      db,
-      n,
-      ev(
-        'CustomerCommandRejected',
-        1,
-        { commandType: 'ImportCustomer', errorCode: 'C004', errorDescription: 'x' },
-        'C-9',
-      ),
-      dialect,
-    );
-    expect(await db.collection(n.customers).countDocuments()).toBe(0);
-    expect(await db.collection(n.communication_events).countDocuments()).toBe(1);
-  });
-});
+    it('a whole history replayed over itself (redelivery after a crash) leaves the same state', async () => {
+      const n = names('replayed');
+      await ensureProjectionIndexes(db, n);
+      const events = history();
+      for (const e of events) await applyCustomerEvent(db, n, e, dialect);
+      const first = await snapshot(n);
+      for (const e of events) await applyCustomerEvent(db, n, e, dialect);
+      expect(await snapshot(n)).toEqual(first);
+    });
+
+    it('a rejection alone never creates a customer document', async () => {
+      const n = names('rejected');
+      await applyCustomerEvent(
+        db,
+        n,
+        ev(
+          'CustomerCommandRejected',
+          1,
+          { commandType: 'ImportCustomer', errorCode: 'C004', errorDescription: 'x' },
+          'C-9',
+        ),
+        dialect,
+      );
+      expect(await db.collection(n.customers).countDocuments()).toBe(0);
+      expect(await db.collection(n.communication_events).countDocuments()).toBe(1);
+    });
+  },
+);
 
 describe('in-memory replay executor', () => {
   let client: MongoClient;
@@ -212,13 +220,16 @@ describe.each(['mongodb', 'ferretdb'] as const)('chunked live executor (%s write
   const snapshotOf = async (names: CollectionNames) =>
     Object.fromEntries(
       await Promise.all(
-        CustomerProjectionNames.map(async (n) => [n, await db.collection(names[n]).find({}).sort({ _id: 1 }).toArray()] as const),
+        CustomerProjectionNames.map(
+          async (n) => [n, await db.collection(names[n]).find({}).sort({ _id: 1 }).toArray()] as const,
+        ),
       ),
     );
 
   it('chunks of any size, interleaved customers and redelivered chunks leave what one-by-one leaves', async () => {
     const c2 = history().map(
-      (e) => ({ ...e, streamId: 'DEMO:C-2', customerExtId: 'C-2', eventId: `${e.eventId}-2` }) as CustomerEvent,
+      (e) =>
+        ({ ...e, streamId: 'DEMO:C-2', customerExtId: 'C-2', eventId: `${e.eventId}-2` }) as CustomerEvent,
     );
     const c1 = history();
     // Partition order per customer, the two customers interleaved as on one partition.
@@ -230,7 +241,8 @@ describe.each(['mongodb', 'ferretdb'] as const)('chunked live executor (%s write
     for (const size of [1, 3, 7, events.length]) {
       const chunked = namesOf(`chunk${size}`);
       await ensureProjectionIndexes(db, chunked);
-      for (let i = 0; i < events.length; i += size) await applyCustomerEvents(db, chunked, events.slice(i, i + size), dialect);
+      for (let i = 0; i < events.length; i += size)
+        await applyCustomerEvents(db, chunked, events.slice(i, i + size), dialect);
       expect(await snapshotOf(chunked)).toEqual(expected);
       // A chunk delivered again after a crash (its offsets were not committed), and an older one.
       await applyCustomerEvents(db, chunked, events.slice(4, 15), dialect);

@@ -113,7 +113,17 @@ export function projectCustomerEvent(event: CustomerEvent): ProjectionEffect {
     case 'ScreeningHitDecided': {
       // The reviewer's reason stays in the event log (and the pull endpoint); the document shows the decision.
       const { list, source, entryId, subject, decision, decidedBy } = event.data;
-      set = { lastScreeningDecision: { list, source, entryId, subject, decision, decidedBy, decidedAt: event.occurredAt } };
+      set = {
+        lastScreeningDecision: {
+          list,
+          source,
+          entryId,
+          subject,
+          decision,
+          decidedBy,
+          decidedAt: event.occurredAt,
+        },
+      };
       break;
     }
     case 'RiskEvaluationRequested':
@@ -225,12 +235,17 @@ export async function applyCustomerEvents(
       if (group && !keys.some((k) => Object.keys(group.set).some((g) => pathsConflict(k, g)))) {
         Object.assign(group.set, effect.customer.set);
       } else {
-        groups.push({ firstVersion: event.streamVersion, set: { ...effect.customer.set }, ...(createdAt ? { createdAt } : {}) });
+        groups.push({
+          firstVersion: event.streamVersion,
+          set: { ...effect.customer.set },
+          ...(createdAt ? { createdAt } : {}),
+        });
       }
     }
     for (const g of groups) {
       const update = { $set: g.set, ...(g.createdAt ? { $setOnInsert: { createdAt: g.createdAt } } : {}) };
-      const filter = dialect === 'ferretdb' ? { _id: streamId } : { _id: streamId, version: { $lt: g.firstVersion } };
+      const filter =
+        dialect === 'ferretdb' ? { _id: streamId } : { _id: streamId, version: { $lt: g.firstVersion } };
       try {
         await customers.updateOne(filter, update, { upsert: g.createdAt !== undefined });
       } catch (err) {
@@ -240,7 +255,9 @@ export async function applyCustomerEvents(
   }
   for (const [projection, docs] of inserts) {
     try {
-      await db.collection<Doc>(names[projection]).insertMany([...docs.values()] as never[], { ordered: false });
+      await db
+        .collection<Doc>(names[projection])
+        .insertMany([...docs.values()] as never[], { ordered: false });
     } catch (err) {
       if (!isDuplicateKeyOnly(err)) throw err;
     }
