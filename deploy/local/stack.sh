@@ -48,7 +48,10 @@ FERRETDB_STATE_DIR="$LOCAL/ferretdb/state"
 
 KAFKA_HOME="$CACHE_DIR/kafka-$KAFKA_VERSION"
 REGISTRY_HOME="$CACHE_DIR/apicurio-registry-$APICURIO_VERSION"
-FERRETDB_BIN="$CACHE_DIR/ferretdb-$FERRETDB_VERSION"
+# Our patches to FerretDB (deploy/local/stack/ferretdb/patches, docs/decisions/0009) are part of the
+# binary's name, so a changed patch set builds a new binary.
+FERRETDB_PATCHES="$(cat "$STACK_SRC"/ferretdb/patches/*.patch 2>/dev/null | sha256sum | cut -c1-8)"
+FERRETDB_BIN="$CACHE_DIR/ferretdb-$FERRETDB_VERSION-p$FERRETDB_PATCHES"
 
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -127,7 +130,7 @@ ensure_registry() {
 ensure_ferretdb() {
   [ -x "$FERRETDB_BIN" ] && return 0
   need_go
-  say "building FerretDB $FERRETDB_VERSION (once, cached in $FERRETDB_BIN; takes about 2 minutes)"
+  say "building FerretDB $FERRETDB_VERSION with our patches (once, cached in $FERRETDB_BIN; takes about 2 minutes)"
   local work="$CACHE_DIR/.build-ferretdb-$FERRETDB_VERSION" log="$LOG_DIR/ferretdb-build.log" src
   rm -rf "$work" && mkdir -p "$work"
   cp "$STACK_SRC/ferretdb/go.mod" "$STACK_SRC/ferretdb/go.sum" "$STACK_SRC/ferretdb/tools.go" "$work/"
@@ -137,6 +140,11 @@ ensure_ferretdb() {
     src="$(go list -m -f '{{.Dir}}' github.com/FerretDB/FerretDB)" || exit 1
     [ -n "$src" ] || { go mod download github.com/FerretDB/FerretDB && src="$(go list -m -f '{{.Dir}}' github.com/FerretDB/FerretDB)"; } || exit 1
     cp -R "$src" "$work/ferretdb" && chmod -R u+w "$work/ferretdb"
+    for patch in "$STACK_SRC"/ferretdb/patches/*.patch; do
+      [ -f "$patch" ] || continue
+      echo "applying $(basename "$patch")"
+      (cd "$work/ferretdb" && git apply "$patch") || exit 1
+    done
     echo "v$FERRETDB_VERSION" >"$work/ferretdb/build/version/version.txt"
     echo "crs-local-stack" >"$work/ferretdb/build/version/package.txt"
     go mod edit -replace "github.com/FerretDB/FerretDB=./ferretdb"
