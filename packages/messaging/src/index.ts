@@ -10,3 +10,4 @@ export * from './at-least-once-consumer';
 export * from './admin';
 export * from './messaging-setup';
 export * from './restart-after-fatal-crash';
+export * from './produce-slices';

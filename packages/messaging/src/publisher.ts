@@ -1,6 +1,7 @@
 import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import type { MessageSerde } from './serde';
 import type { OutgoingMessage } from './decoded-message';
+import { produceSlices, type EncodedMessage } from './produce-slices';
 import { CodedError } from '@crs/runtime';
 
 export class BrokerUnavailableError extends CodedError {
@@ -49,7 +50,7 @@ export class DurablePublisher {
 
   async publish(messages: OutgoingMessage[]): Promise<void> {
     if (messages.length === 0) return;
-    const byTopic = new Map<string, { key: string; value: Buffer; headers: Record<string, string> }[]>();
+    const byTopic = new Map<string, EncodedMessage[]>();
     for (const m of messages) {
       const value = await this.serde.encode(m.type, m.value);
       const list = byTopic.get(m.topic) ?? [];
@@ -61,11 +62,13 @@ export class DurablePublisher {
       await Promise.race([
         (async () => {
           if (!this.connected) await this.connect();
-          await this.producer.sendBatch({
-            acks: -1,
-            timeout: this.ackTimeoutMs,
-            topicMessages: [...byTopic].map(([topic, msgs]) => ({ topic, messages: msgs })),
-          });
+          // Size-bounded produce calls, one after the other (a batch of large records in one call would
+          // exceed the broker's batch limit). If a later call fails, earlier ones may be stored: the
+          // caller answers 503, and the client's retry is recognised by the decider (same
+          // communicationNumber on the same customer).
+          for (const topicMessages of produceSlices(byTopic)) {
+            await this.producer.sendBatch({ acks: -1, timeout: this.ackTimeoutMs, topicMessages });
+          }
         })(),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error('ack timeout')), this.ackTimeoutMs);

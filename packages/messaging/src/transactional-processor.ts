@@ -3,6 +3,7 @@ import type { Logger, Registry } from '@crs/runtime';
 import { consumerLagGauge, processingHistogram } from '@crs/runtime';
 import type { MessageSerde } from './serde';
 import { restartAfterFatalCrash } from './restart-after-fatal-crash';
+import { DEFAULT_MAX_BYTES_PER_SEND, produceSlices, type EncodedMessage } from './produce-slices';
 import { headerString, type DecodedMessage, type OutgoingMessage } from './decoded-message';
 
 export interface TransactionalHandler<T> {
@@ -36,6 +37,8 @@ export interface TransactionalProcessorOptions<T> {
   transactionalIdPrefix: string;
   handler: TransactionalHandler<T>;
   maxMessagesPerTransaction?: number;
+  /** Bytes per produce call inside a transaction (default 512 KiB, under the broker's 1 MiB batch limit). */
+  maxBytesPerSend?: number;
 }
 
 /**
@@ -95,6 +98,7 @@ export class TransactionalProcessor<T> {
     const hist = processingHistogram(opts.metrics);
     const lag = consumerLagGauge(opts.metrics);
     const maxPerTxn = opts.maxMessagesPerTransaction ?? 500;
+    const maxBytesPerSend = opts.maxBytesPerSend ?? DEFAULT_MAX_BYTES_PER_SEND;
     await this.consumer.connect();
     await this.consumer.subscribe({ topic: opts.topic, fromBeginning: true });
     await this.consumer.run({
@@ -132,10 +136,7 @@ export class TransactionalProcessor<T> {
           const txn = await producer.transaction();
           try {
             outputs.push(...(await opts.handler.process(decoded, partition)));
-            const byTopic = new Map<
-              string,
-              { key: string; value: Buffer; headers: Record<string, string> }[]
-            >();
+            const byTopic = new Map<string, EncodedMessage[]>();
             for (const m of outputs) {
               const list = byTopic.get(m.topic) ?? [];
               list.push({
@@ -145,11 +146,9 @@ export class TransactionalProcessor<T> {
               });
               byTopic.set(m.topic, list);
             }
-            if (byTopic.size > 0) {
-              await txn.sendBatch({
-                acks: -1,
-                topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
-              });
+            // Several produce calls in one transaction: each stays under the broker's batch limit.
+            for (const topicMessages of produceSlices(byTopic, maxBytesPerSend)) {
+              await txn.sendBatch({ acks: -1, topicMessages });
             }
             await txn.sendOffsets({
               consumerGroupId: opts.groupId,
