@@ -92,6 +92,8 @@ function isDuplicateKey(err: unknown): boolean {
 export class DeliveryStore {
   readonly collection: Collection<DeliveryDoc>;
   readonly queue: Collection<QueueEntry>;
+  /** Claims in flight per queue entry in this process (see claim). */
+  private readonly claiming = new Map<string, Promise<unknown>>();
 
   constructor(db: Db) {
     this.collection = db.collection<DeliveryDoc>(OwnedCollections.deliveries);
@@ -187,6 +189,22 @@ export class DeliveryStore {
    * write and the queue removal) is removed here instead of being sent.
    */
   async claim(entry: QueueEntry, now: Date, leaseUntil: Date): Promise<DeliveryDoc | null> {
+    // On MongoDB the conditional findOneAndUpdate is atomic. FerretDB v1 evaluates the condition in
+    // Go and then writes by _id, so two concurrent claims of one entry can both pass: claims of the
+    // same entry in this process run one after the other. (Across processes only MongoDB is atomic;
+    // the local stack runs one callback service: docs/callbacks.md "Queue".)
+    const previous = this.claiming.get(entry._id) ?? Promise.resolve();
+    const mine = previous.then(() => this.claimOnce(entry, now, leaseUntil));
+    const settled = mine.catch(() => undefined);
+    this.claiming.set(entry._id, settled);
+    try {
+      return await mine;
+    } finally {
+      if (this.claiming.get(entry._id) === settled) this.claiming.delete(entry._id);
+    }
+  }
+
+  private async claimOnce(entry: QueueEntry, now: Date, leaseUntil: Date): Promise<DeliveryDoc | null> {
     const claimed = await this.queue.findOneAndUpdate(
       { _id: entry._id, nextAttemptAt: { $lte: now } },
       { $set: { nextAttemptAt: leaseUntil }, $inc: { attempts: 1 } },

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient, type Db } from 'mongodb';
 import { createLogger } from '@crs/runtime';
 import { BrokerUnavailableError, DurablePublisher, setUpMessaging, type Messaging } from '@crs/messaging';
@@ -41,7 +42,17 @@ describe('CommandGateway: reservations of failed requests', () => {
 
   /** A gateway on the proxied store, publishing to `topic` (a topic that does not exist makes publishing fail). */
   async function gateway(topic: string, releaseRetryMs: number): Promise<CommandGateway> {
-    const publisher = new DurablePublisher(messaging.kafka, messaging.serde, 2000);
+    // A publish to a missing topic fails by the 2 s ack timeout; kafkajs keeps retrying behind it, so
+    // its retries are bounded (about 3 s) and afterAll waits them out.
+    const kafka = topic.endsWith('.missing')
+      ? new Kafka({
+          clientId: 'gateway-it',
+          brokers: process.env.KAFKA_BROKERS!.split(','),
+          retry: { retries: 4, initialRetryTime: 400, maxRetryTime: 1000, factor: 0 },
+          logLevel: logLevel.NOTHING,
+        })
+      : messaging.kafka;
+    const publisher = new DurablePublisher(kafka, messaging.serde, 2000);
     publishers.push(publisher);
     const g = new CommandGateway(proxiedDb, publisher, topic, () => new Date(), {
       releaseRetryMs,
@@ -104,6 +115,7 @@ describe('CommandGateway: reservations of failed requests', () => {
   afterAll(async () => {
     for (const g of gateways) g.close();
     for (const p of publishers) await p.disconnect().catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 4000)); // the bounded kafkajs retries of the failed publishes
     await directDb.dropDatabase();
     await proxied.close();
     await direct.close();
