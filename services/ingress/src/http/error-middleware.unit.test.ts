@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import express from 'express';
 import { createLogger } from '@crs/runtime';
 import { errorMiddleware } from './error-middleware';
+import { MongoNotConnectedError, MongoTopologyClosedError } from 'mongodb';
 import { ResourceNotFoundError } from './api-error';
 
 /**
@@ -46,6 +47,13 @@ describe('error middleware: 500 bodies', () => {
         await fail();
       });
     }
+    // What the driver throws to operations in flight while the MongoDB watchdog reconnects the client.
+    app.post('/db/topology-closed', async () => {
+      await Promise.reject(new MongoTopologyClosedError());
+    });
+    app.post('/db/not-connected', async () => {
+      await Promise.reject(new MongoNotConnectedError('Client must be connected before running operations'));
+    });
     app.post('/core-ws-rest/:batch/unknown-unit', () => {
       throw new ResourceNotFoundError('Unknown business unit');
     });
@@ -112,6 +120,16 @@ describe('error middleware: 500 bodies', () => {
       expect(res.body).toEqual({ errorCode: 'INTERNAL_ERROR', errorDescription: 'Processing failed' });
     });
   });
+
+  it.each(['/db/topology-closed', '/db/not-connected'])(
+    '%s: a client being reconnected is a 503 with Retry-After, not a 500',
+    async (path) => {
+      const res = await fetch(`${base}${path}`, { method: 'POST' });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(await res.json()).toMatchObject({ errorCode: 'SERVICE_UNAVAILABLE' });
+    },
+  );
 
   it('never leaks the error message or the request to the client, and logs the error without the body', async () => {
     logged.length = 0;
