@@ -3,7 +3,7 @@
 #   1. attack matrix and hostile input (test/e2e/api-auth-attacks, api-hostile-input) on the local stack
 #   2. long schemathesis fuzz of the whole API (test/fuzz/run.sh long, with the stateful phase)
 #   3. long fault suite on its own second stack (test/fault/run.sh long: 2,000 requests per scenario)
-# Starts the local stack if it is not running and stops what it started. Takes about an hour on 2 cores.
+# Starts the local stack if it is not running and stops what it started. Takes about 50 minutes on 2 cores.
 # The last line is "N passed, M failed" over the three parts; exit status 0 only if none failed.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
