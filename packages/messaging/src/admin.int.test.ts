@@ -3,6 +3,7 @@ import { createLogger } from '@crs/runtime';
 import { createKafka } from './kafka';
 import { ensureTopics } from './admin';
 import { Topics, topicNames, type TopicSpec } from './topics';
+import { messagingSettingsFromEnv } from '@crs/testing';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -13,17 +14,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  */
 describe('ensureTopics on the real broker', () => {
   const logger = createLogger('messaging-admin-int', 'warn');
-  const kafka = createKafka(
-    {
-      KAFKA_BROKERS: process.env.KAFKA_BROKERS!,
-      KAFKA_SSL: false,
-      KAFKA_SASL_MECHANISM: '',
-      KAFKA_SASL_PASSWORD: '',
-      KAFKA_SASL_USERNAME: '',
-    },
-    'messaging-admin-int',
-    logger,
-  );
+  const kafka = createKafka(messagingSettingsFromEnv(), 'messaging-admin-int', logger);
   const prefix = `it-topics-${process.pid}-${Date.now().toString(36)}.`;
   const names = topicNames(prefix);
   const PARTITIONS = 3;

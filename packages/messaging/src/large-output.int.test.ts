@@ -4,6 +4,7 @@ import { MessageSerde } from './serde';
 import { TransactionalProcessor } from './transactional-processor';
 import { DurablePublisher } from './publisher';
 import type { DecodedMessage } from './decoded-message';
+import { messagingSettingsFromEnv } from '@crs/testing';
 
 /**
  * On the real broker (message.max.bytes at its 1 MiB default): a transaction whose output is larger
@@ -16,22 +17,8 @@ describe('output larger than one broker batch', () => {
   const input = `crs-test.big-in-${run}`;
   const output = `crs-test.big-out-${run}`;
   const logger = createLogger('big-output-test', 'fatal');
-  const kafka = createKafka(
-    {
-      KAFKA_BROKERS: process.env.KAFKA_BROKERS!,
-      KAFKA_SSL: false,
-      KAFKA_SASL_MECHANISM: '',
-      KAFKA_SASL_PASSWORD: '',
-      KAFKA_SASL_USERNAME: '',
-    },
-    'big-output-test',
-    logger,
-  );
-  const serde = new MessageSerde({
-    SCHEMA_REGISTRY_URL: process.env.SCHEMA_REGISTRY_URL!,
-    SCHEMA_REGISTRY_USERNAME: '',
-    SCHEMA_REGISTRY_PASSWORD: '',
-  });
+  const kafka = createKafka(messagingSettingsFromEnv(), 'big-output-test', logger);
+  const serde = new MessageSerde(messagingSettingsFromEnv());
   const subjects = [`crs.test.BigIn${run}`, `crs.test.BigOut${run}`];
   const admin = kafka.admin();
   let processor: TransactionalProcessor<{ n: number }> | undefined;

@@ -4,6 +4,7 @@ import { createKafka } from './kafka';
 import { MessageSerde } from './serde';
 import { TransactionalProcessor } from './transactional-processor';
 import type { DecodedMessage } from './decoded-message';
+import { messagingSettingsFromEnv } from '@crs/testing';
 
 /**
  * On the real broker: an error that kafkajs treats as non-retriable stops its consumer for good
@@ -14,22 +15,8 @@ describe('transactional processor after a non-retriable crash', () => {
   const run = `${process.pid}-${Date.now().toString(36)}`;
   const topic = `crs-test.tp-crash-${run}`;
   const logger = createLogger('tp-crash-test', 'fatal');
-  const kafka = createKafka(
-    {
-      KAFKA_BROKERS: process.env.KAFKA_BROKERS!,
-      KAFKA_SSL: false,
-      KAFKA_SASL_MECHANISM: '',
-      KAFKA_SASL_PASSWORD: '',
-      KAFKA_SASL_USERNAME: '',
-    },
-    'tp-crash-test',
-    logger,
-  );
-  const serde = new MessageSerde({
-    SCHEMA_REGISTRY_URL: process.env.SCHEMA_REGISTRY_URL!,
-    SCHEMA_REGISTRY_USERNAME: '',
-    SCHEMA_REGISTRY_PASSWORD: '',
-  });
+  const kafka = createKafka(messagingSettingsFromEnv(), 'tp-crash-test', logger);
+  const serde = new MessageSerde(messagingSettingsFromEnv());
   const subject = `crs.test.TpCrash${run}`;
   const admin = kafka.admin();
   let processor: TransactionalProcessor<{ n: number }> | undefined;

@@ -102,6 +102,23 @@ export function toProcessEnv(stack: StackEnv): Record<(typeof STACK_ENV_VARS)[nu
   };
 }
 
+/**
+ * Kafka and registry settings for a test that builds its own clients (createKafka, MessageSerde,
+ * setUpMessaging) against the stack the jest global setup found: plain connections, no credentials.
+ */
+export function messagingSettingsFromEnv(env: NodeJS.ProcessEnv = process.env) {
+  return {
+    KAFKA_BROKERS: env.KAFKA_BROKERS!,
+    KAFKA_SSL: false,
+    KAFKA_SASL_MECHANISM: '' as const,
+    KAFKA_SASL_USERNAME: '',
+    KAFKA_SASL_PASSWORD: '',
+    SCHEMA_REGISTRY_URL: env.SCHEMA_REGISTRY_URL!,
+    SCHEMA_REGISTRY_USERNAME: '',
+    SCHEMA_REGISTRY_PASSWORD: '',
+  };
+}
+
 /** Parses KEY=VALUE lines (comments, blank lines and a leading `export` are allowed). */
 export function parseEnvFile(text: string): Record<string, string> {
   const vars: Record<string, string> = {};

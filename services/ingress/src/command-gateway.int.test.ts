@@ -4,7 +4,7 @@ import { MongoClient, type Db } from 'mongodb';
 import { createLogger } from '@crs/runtime';
 import { BrokerUnavailableError, DurablePublisher, setUpMessaging, type Messaging } from '@crs/messaging';
 import { OwnedCollections } from '@crs/store';
-import { TcpProxy } from '@crs/testing';
+import { TcpProxy, messagingSettingsFromEnv } from '@crs/testing';
 import { CommandGateway, type PendingCommand } from './command-gateway';
 
 /**
@@ -16,7 +16,8 @@ import { CommandGateway, type PendingCommand } from './command-gateway';
 describe('CommandGateway: reservations of failed requests', () => {
   const run = `${process.pid}-${Date.now().toString(36)}`;
   const logger = createLogger('gateway-it', 'fatal');
-  const proxy = new TcpProxy(...hostPort(process.env.MONGODB_URI!));
+  const store = new URL(process.env.MONGODB_URI!); // one host: the local stack or a container
+  const proxy = new TcpProxy(store.hostname, Number(store.port || 27017));
   let direct: MongoClient;
   let proxied: MongoClient;
   let directDb: Db;
@@ -24,12 +25,6 @@ describe('CommandGateway: reservations of failed requests', () => {
   let messaging: Messaging;
   const publishers: DurablePublisher[] = [];
   const gateways: CommandGateway[] = [];
-
-  function hostPort(uri: string): [string, number] {
-    const m = /mongodb:\/\/(?:[^@/]*@)?([^:/,]+):(\d+)/.exec(uri);
-    if (!m) throw new Error(`cannot read host and port from ${uri}`);
-    return [m[1]!, Number(m[2])];
-  }
 
   const item = (communicationNumber: string): PendingCommand => ({
     type: 'ImportSimplifiedCustomer',
@@ -95,14 +90,7 @@ describe('CommandGateway: reservations of failed requests', () => {
     proxiedDb = proxied.db(dbName);
     messaging = await setUpMessaging(
       {
-        KAFKA_BROKERS: process.env.KAFKA_BROKERS!,
-        KAFKA_SSL: false,
-        KAFKA_SASL_MECHANISM: '',
-        KAFKA_SASL_USERNAME: '',
-        KAFKA_SASL_PASSWORD: '',
-        SCHEMA_REGISTRY_URL: process.env.SCHEMA_REGISTRY_URL!,
-        SCHEMA_REGISTRY_USERNAME: '',
-        SCHEMA_REGISTRY_PASSWORD: '',
+        ...messagingSettingsFromEnv(),
         TOPIC_PARTITIONS: 1,
         TOPIC_REPLICATION_FACTOR: 1,
         TOPIC_PREFIX: `crs-it-gw-${run}.`,
