@@ -7,15 +7,23 @@ import { headerString, type DecodedMessage } from './decoded-message';
 
 /**
  * Reads a topic from its beginning, for rebuilding state (the decider) and projections (replay).
- * kafkajs has no manual partition assignment, so the reader joins a private, throw-away consumer group;
- * how far it has read is the group's committed offset, which also moves past transaction markers that
- * are never handed to the application — the only reliable "caught up" signal with read-committed.
+ * kafkajs has no manual partition assignment, so the reader joins a private, throw-away consumer group.
+ *
+ * How far it has read is kept here, per partition, from kafkajs's end-of-batch event: its last offset
+ * also covers transaction markers and aborted records, which are never handed to the application. The
+ * group's committed offset is not a reliable signal: kafkajs commits a batch that held only markers or
+ * aborted records just when its auto-commit interval has passed, so a partition whose tail is such a
+ * batch could look unread for ever. The decider waited on exactly that after a broker outage (its own
+ * aborted transaction at the end of the events partition) while nothing else would write there: the
+ * partition stayed blocked for good (found by the broker-outage fault scenario in CI).
  */
 export class StreamReader<T> {
   private readonly consumer: Consumer;
   private readonly admin: Admin;
   private readonly groupId: string;
   private running = false;
+  /** Per partition: the next offset to read (everything before it was handed out, or filtered). */
+  private readonly positions = new Map<number, bigint>();
 
   constructor(
     private readonly opts: {
@@ -34,6 +42,12 @@ export class StreamReader<T> {
       maxWaitTimeInMs: 100,
     });
     this.admin = opts.kafka.admin();
+    this.consumer.on(this.consumer.events.END_BATCH_PROCESS, (e) => {
+      if (e.payload.topic !== opts.topic) return;
+      const next = BigInt(e.payload.lastOffset) + 1n;
+      if (next > (this.positions.get(e.payload.partition) ?? -1n))
+        this.positions.set(e.payload.partition, next);
+    });
     restartAfterFatalCrash(this.consumer, {
       logger: opts.logger,
       groupId: this.groupId,
@@ -94,14 +108,12 @@ export class StreamReader<T> {
     );
     const total = targets.reduce((s, t) => s + BigInt(t.high) - BigInt(t.low), 0n);
     for (;;) {
-      const [committed] = await this.admin.fetchOffsets({ groupId: this.groupId, topics: [this.opts.topic] });
-      const byPartition = new Map(committed?.partitions.map((p) => [p.partition, BigInt(p.offset)]) ?? []);
       let read = 0n;
       let done = true;
       for (const t of targets) {
         const high = BigInt(t.high);
         const low = BigInt(t.low);
-        const at = byPartition.get(t.partition) ?? -1n;
+        const at = this.positions.get(t.partition) ?? -1n;
         if (high > low && at < high) done = false;
         read += (at < low ? 0n : at > high ? high : at) - low;
       }
