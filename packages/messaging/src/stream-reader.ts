@@ -107,6 +107,9 @@ export class StreamReader<T> {
       (p) => !partitions || partitions.includes(p.partition),
     );
     const total = targets.reduce((s, t) => s + BigInt(t.high) - BigInt(t.low), 0n);
+    // A wait that stops moving is said in the log (every 30 s), with where each partition stands.
+    let lastRead = -1n;
+    let movedAt = Date.now();
     for (;;) {
       let read = 0n;
       let done = true;
@@ -119,6 +122,24 @@ export class StreamReader<T> {
       }
       onProgress?.(read, total);
       if (done) return;
+      if (read !== lastRead) {
+        lastRead = read;
+        movedAt = Date.now();
+      } else if (Date.now() - movedAt >= 30000) {
+        movedAt = Date.now();
+        this.opts.logger.warn(
+          {
+            topic: this.opts.topic,
+            groupId: this.groupId,
+            partitions: targets.map((t) => ({
+              partition: t.partition,
+              read: (this.positions.get(t.partition) ?? -1n).toString(),
+              end: t.high,
+            })),
+          },
+          'stream reader has not moved for 30 s while a caller waits for it to catch up',
+        );
+      }
       if (!this.running) throw new Error('stream reader stopped before catching up');
       await new Promise((r) => setTimeout(r, 100));
     }
