@@ -3,7 +3,8 @@
 // reports/bench.json (a list of { name, value, unit }) and docs/benchmarks.md. Not a test: nothing
 // here passes or fails on speed. BENCH_SIZES (default 1000) sets the local-stack sizes.
 // `pnpm bench screening`: the in-process screening benchmark alone (no stack, a minute), which
-// replaces only the screening figures in both files.
+// replaces only the screening figures in both files. `BENCH_SIZES=10000 pnpm bench stack`: the
+// local-stack phases alone at those sizes, which replace (or add) only their sections.
 import os from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
@@ -48,12 +49,11 @@ const table = (list) => [
   ...list.map((f) => `| ${f.name} | ${f.value} | ${f.unit} |`),
 ];
 
-if (process.argv[2] === 'screening') {
-  if (!existsSync(DATA)) throw new Error(`no shared data at ${DATA}`);
-  console.log('in-process: screening (all lists loaded)');
-  const { list, note } = benchScreeningWithLoad();
-  for (const f of list) console.log(`${f.name.padEnd(55)} ${String(f.value).padStart(12)} ${f.unit}`);
-  // Replace the screening figures of the last full run, keep everything else.
+/**
+ * Replaces (or adds) the given figures in reports/bench.json and their `## <section>` parts in
+ * docs/benchmarks.md, keeping everything else of the last full run.
+ */
+function mergeIntoReports(list, sectionsWithNotes) {
   const jsonFile = path.join(ROOT, 'reports/bench.json');
   const previous = existsSync(jsonFile) ? JSON.parse(readFileSync(jsonFile, 'utf8')) : [];
   const fresh = new Map(list.map((f) => [f.name, f]));
@@ -69,13 +69,50 @@ if (process.argv[2] === 'screening') {
     ) + '\n',
   );
   const mdFile = path.join(ROOT, 'docs/benchmarks.md');
-  const section = ['## screening', '', note, '', ...table(list), ''].join('\n');
-  const md = existsSync(mdFile) ? readFileSync(mdFile, 'utf8') : '# Benchmarks\n\n';
-  const at = md.indexOf('## screening\n');
-  const end = at < 0 ? -1 : md.indexOf('\n## ', at + 1);
-  const updated =
-    at < 0 ? `${md.trimEnd()}\n\n${section}` : md.slice(0, at) + section + (end < 0 ? '' : md.slice(end));
-  writeFileSync(mdFile, updated);
+  let md = existsSync(mdFile) ? readFileSync(mdFile, 'utf8') : '# Benchmarks\n\n';
+  for (const { section, note, figures: own } of sectionsWithNotes) {
+    const text = [`## ${section}`, '', ...(note ? [note, ''] : []), ...table(own), ''].join('\n');
+    const at = md.indexOf(`## ${section}\n`);
+    const end = at < 0 ? -1 : md.indexOf('\n## ', at + 1);
+    md = at < 0 ? `${md.trimEnd()}\n\n${text}` : md.slice(0, at) + text + (end < 0 ? '' : md.slice(end));
+  }
+  writeFileSync(mdFile, md);
+}
+
+if (process.argv[2] === 'stack') {
+  // `BENCH_SIZES=10000 pnpm bench stack`: the local-stack phases alone at the given sizes; their
+  // sections replace (or join) those of the last full run in both files.
+  const sections = [];
+  const all = [];
+  for (const size of sizes) {
+    console.log(`local stack: ${size} customers`);
+    const measured = [];
+    try {
+      await benchStack({ size, figures: measured });
+    } catch (err) {
+      console.log(`  local stack (${size}) stopped early: ${err.message}`);
+      measured.push({ name: `stack.incomplete@${size}`, value: 1, unit: `stopped early: ${err.message}` });
+    }
+    for (const f of measured) console.log(`${f.name.padEnd(55)} ${String(f.value).padStart(12)} ${f.unit}`);
+    sections.push({
+      section: `local stack (${size})`,
+      note: `Measured ${new Date().toISOString()} with \`BENCH_SIZES=${size} pnpm bench stack\` on ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}.`,
+      figures: measured,
+    });
+    all.push(...measured);
+  }
+  mergeIntoReports(all, sections);
+  console.log('updated the local-stack figures in reports/bench.json and docs/benchmarks.md');
+  process.exit(0);
+}
+
+if (process.argv[2] === 'screening') {
+  if (!existsSync(DATA)) throw new Error(`no shared data at ${DATA}`);
+  console.log('in-process: screening (all lists loaded)');
+  const { list, note } = benchScreeningWithLoad();
+  for (const f of list) console.log(`${f.name.padEnd(55)} ${String(f.value).padStart(12)} ${f.unit}`);
+  // Replace the screening figures of the last full run, keep everything else.
+  mergeIntoReports(list, [{ section: 'screening', note, figures: list }]);
   console.log('updated the screening figures in reports/bench.json and docs/benchmarks.md');
   process.exit(0);
 }
