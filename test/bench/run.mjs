@@ -44,6 +44,11 @@ function benchScreeningWithLoad() {
   return { list, note };
 }
 
+/** Prints figures as aligned lines. */
+const print = (list) => {
+  for (const f of list) console.log(`${f.name.padEnd(55)} ${String(f.value).padStart(12)} ${f.unit}`);
+};
+
 const table = (list) => [
   '| figure | value | unit |',
   '|---|---:|---|',
@@ -80,29 +85,36 @@ function mergeIntoReports(list, sectionsWithNotes) {
   writeFileSync(mdFile, md);
 }
 
+/** The local-stack phases at one size; a phase that fails leaves the earlier figures and says so. */
+async function measureStack(size) {
+  console.log(`local stack: ${size} customers`);
+  const measured = [];
+  try {
+    await benchStack({ size, figures: measured });
+  } catch (err) {
+    console.log(`  local stack (${size}) stopped early: ${err.message}`);
+    measured.push({ name: `stack.incomplete@${size}`, value: 1, unit: `stopped early: ${err.message}` });
+  }
+  return measured;
+}
+
 if (process.argv[2] === 'stack') {
   // `BENCH_SIZES=10000 pnpm bench stack`: the local-stack phases alone at the given sizes; their
   // sections replace (or join) those of the last full run in both files.
   const sections = [];
-  const all = [];
   for (const size of sizes) {
-    console.log(`local stack: ${size} customers`);
-    const measured = [];
-    try {
-      await benchStack({ size, figures: measured });
-    } catch (err) {
-      console.log(`  local stack (${size}) stopped early: ${err.message}`);
-      measured.push({ name: `stack.incomplete@${size}`, value: 1, unit: `stopped early: ${err.message}` });
-    }
-    for (const f of measured) console.log(`${f.name.padEnd(55)} ${String(f.value).padStart(12)} ${f.unit}`);
+    const measured = await measureStack(size);
+    print(measured);
     sections.push({
       section: `local stack (${size})`,
       note: `Measured ${new Date().toISOString()} with \`BENCH_SIZES=${size} pnpm bench stack\` on ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}.`,
       figures: measured,
     });
-    all.push(...measured);
   }
-  mergeIntoReports(all, sections);
+  mergeIntoReports(
+    sections.flatMap((s) => s.figures),
+    sections,
+  );
   console.log('updated the local-stack figures in reports/bench.json and docs/benchmarks.md');
   process.exit(0);
 }
@@ -111,7 +123,7 @@ if (process.argv[2] === 'screening') {
   if (!existsSync(DATA)) throw new Error(`no shared data at ${DATA}`);
   console.log('in-process: screening (all lists loaded)');
   const { list, note } = benchScreeningWithLoad();
-  for (const f of list) console.log(`${f.name.padEnd(55)} ${String(f.value).padStart(12)} ${f.unit}`);
+  print(list);
   // Replace the screening figures of the last full run, keep everything else.
   mergeIntoReports(list, [{ section: 'screening', note, figures: list }]);
   console.log('updated the screening figures in reports/bench.json and docs/benchmarks.md');
@@ -137,19 +149,9 @@ if (existsSync(DATA)) {
   screeningNote = note;
 }
 if (!process.env.BENCH_SKIP_STACK) {
-  for (const size of sizes) {
-    console.log(`local stack: ${size} customers`);
-    const measured = [];
-    try {
-      await benchStack({ size, figures: measured });
-    } catch (err) {
-      console.log(`  local stack (${size}) stopped early: ${err.message}`);
-      measured.push({ name: `stack.incomplete@${size}`, value: 1, unit: `stopped early: ${err.message}` });
-    }
-    add(measured, `local stack (${size})`);
-  }
+  for (const size of sizes) add(await measureStack(size), `local stack (${size})`);
 }
-for (const f of figures) console.log(`${f.name.padEnd(55)} ${String(f.value).padStart(12)} ${f.unit}`);
+print(figures);
 
 mkdirSync(path.join(ROOT, 'reports'), { recursive: true });
 writeFileSync(

@@ -4,7 +4,7 @@ import { MessageSerde } from './serde';
 import { TransactionalProcessor } from './transactional-processor';
 import { DurablePublisher } from './publisher';
 import type { DecodedMessage } from './decoded-message';
-import { messagingSettingsFromEnv } from '@crs/testing';
+import { deleteSubjects, messagingSettingsFromEnv, recordSchema } from '@crs/testing';
 
 /**
  * On the real broker (message.max.bytes at its 1 MiB default): a transaction whose output is larger
@@ -57,33 +57,19 @@ describe('output larger than one broker batch', () => {
       })),
       waitForLeaders: true,
     });
-    await serde.register(subjects[0]!, 'BigIn', {
-      $schema: 'https://json-schema.org/draft/2020-12/schema',
-      title: 'BigIn',
-      type: 'object',
-      required: ['n'],
-      properties: { n: { type: 'integer' } },
-      additionalProperties: false,
-    });
-    await serde.register(subjects[1]!, 'BigOut', {
-      $schema: 'https://json-schema.org/draft/2020-12/schema',
-      title: 'BigOut',
-      type: 'object',
-      required: ['n', 'i', 'pad'],
-      properties: { n: { type: 'integer' }, i: { type: 'integer' }, pad: { type: 'string' } },
-      additionalProperties: false,
-    });
+    await serde.register(subjects[0]!, 'BigIn', recordSchema('BigIn', { n: 'integer' }));
+    await serde.register(
+      subjects[1]!,
+      'BigOut',
+      recordSchema('BigOut', { n: 'integer', i: 'integer', pad: 'string' }),
+    );
   });
   afterAll(async () => {
     await processor?.stop();
     await publisher?.disconnect().catch(() => undefined);
     await admin.deleteTopics({ topics: [input, output, `${output}-published`] }).catch(() => undefined);
     await admin.disconnect();
-    for (const s of subjects) {
-      await fetch(`${process.env.SCHEMA_REGISTRY_URL}/subjects/${s}`, { method: 'DELETE' }).catch(
-        () => undefined,
-      );
-    }
+    await deleteSubjects(subjects);
   });
 
   it('a transaction with about 2 MB of output commits whole, once', async () => {

@@ -1,5 +1,5 @@
 import { createLogger } from '@crs/runtime';
-import { messagingSettingsFromEnv } from '@crs/testing';
+import { deleteSubjects, messagingSettingsFromEnv, recordSchema } from '@crs/testing';
 import { createKafka } from './kafka';
 import { MessageSerde } from './serde';
 import { StreamReader } from './stream-reader';
@@ -32,14 +32,7 @@ describe('stream reader over aborted transactions', () => {
       topics: [{ topic, numPartitions: 2, replicationFactor: 1 }],
       waitForLeaders: true,
     });
-    await serde.register(subject, 'ReaderAbort', {
-      $schema: 'https://json-schema.org/draft/2020-12/schema',
-      title: 'ReaderAbort',
-      type: 'object',
-      required: ['n'],
-      properties: { n: { type: 'integer' } },
-      additionalProperties: false,
-    });
+    await serde.register(subject, 'ReaderAbort', recordSchema('ReaderAbort', { n: 'integer' }));
     await producer.connect();
   });
   afterAll(async () => {
@@ -47,9 +40,7 @@ describe('stream reader over aborted transactions', () => {
     await producer.disconnect();
     await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
     await admin.disconnect();
-    await fetch(`${process.env.SCHEMA_REGISTRY_URL}/subjects/${subject}`, { method: 'DELETE' }).catch(
-      () => undefined,
-    );
+    await deleteSubjects([subject]);
   });
 
   const write = async (n: number, partition: number, outcome: 'commit' | 'abort') => {

@@ -4,7 +4,7 @@ import { createKafka } from './kafka';
 import { MessageSerde } from './serde';
 import { TransactionalProcessor } from './transactional-processor';
 import type { DecodedMessage } from './decoded-message';
-import { messagingSettingsFromEnv } from '@crs/testing';
+import { deleteSubjects, messagingSettingsFromEnv, recordSchema } from '@crs/testing';
 
 /**
  * On the real broker: an error that kafkajs treats as non-retriable stops its consumer for good
@@ -27,22 +27,13 @@ describe('transactional processor after a non-retriable crash', () => {
       topics: [{ topic, numPartitions: 1, replicationFactor: 1 }],
       waitForLeaders: true,
     });
-    await serde.register(subject, 'TpCrash', {
-      $schema: 'https://json-schema.org/draft/2020-12/schema',
-      title: 'TpCrash',
-      type: 'object',
-      required: ['n'],
-      properties: { n: { type: 'integer' } },
-      additionalProperties: false,
-    });
+    await serde.register(subject, 'TpCrash', recordSchema('TpCrash', { n: 'integer' }));
   });
   afterAll(async () => {
     await processor?.stop();
     await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
     await admin.disconnect();
-    await fetch(`${process.env.SCHEMA_REGISTRY_URL}/subjects/${subject}`, { method: 'DELETE' }).catch(
-      () => undefined,
-    );
+    await deleteSubjects([subject]);
   });
 
   it('starts its consumer again and processes every message once', async () => {

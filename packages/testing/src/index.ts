@@ -3,3 +3,4 @@ export * from './cluster';
 export * from './test-receiver';
 export * from './stack-env';
 export * from './tcp-proxy';
+export * from './scratch-schemas';

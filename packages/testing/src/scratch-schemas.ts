@@ -1,0 +1,24 @@
+/**
+ * A closed JSON Schema object with every property required: the shape of the scratch messages that
+ * messaging tests register on the real registry.
+ */
+export function recordSchema(title: string, properties: Record<string, 'integer' | 'string'>) {
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title,
+    type: 'object',
+    required: Object.keys(properties),
+    properties: Object.fromEntries(Object.entries(properties).map(([k, type]) => [k, { type }])),
+    additionalProperties: false,
+  };
+}
+
+/** Deletes the schema subjects a test registered (best effort: a cleanup never fails the test). */
+export async function deleteSubjects(
+  subjects: string[],
+  registryUrl: string = process.env.SCHEMA_REGISTRY_URL!,
+): Promise<void> {
+  for (const s of subjects) {
+    await fetch(`${registryUrl}/subjects/${s}`, { method: 'DELETE' }).catch(() => undefined);
+  }
+}
