@@ -1,5 +1,9 @@
 // Benchmarks on the local stack, in their own namespace ("bench"): single and batch import throughput
 // and latency, accept-to-callback, decider and projector throughput on a backlog, replay speed.
+// `size` is the number of customers the figures are measured at. Each phase imports `sample` customers
+// (the size itself unless a smaller sample is asked for); when the sample is smaller than the size, the
+// store is first filled to `size` customers through the whole pipeline (batch imports of a business unit
+// of their own, BENCHLOAD, which has no callback endpoint), and the phases then run on top of it.
 import { createRequire } from 'node:module';
 import { createServer } from 'node:http';
 import { execFile } from 'node:child_process';
@@ -23,6 +27,9 @@ const run = promisify(execFile);
 const NS = process.env.BENCH_NAMESPACE ?? `bench-${Date.now().toString(36)}`;
 const ns = launcher.namespaceSettings(NS);
 const CORE = ['customer', 'projector', 'callback', 'ingress'];
+const PRELOAD_UNIT = 'BENCHLOAD';
+
+const { MongoClient } = require(require.resolve('mongodb', { paths: [path.join(ROOT, 'packages/store')] }));
 
 function stackEnv() {
   const env = {};
@@ -44,8 +51,8 @@ async function token() {
     audience: 'crs-api',
     subject: 'bench',
     scopes: ['customers:write', 'customers:read'],
-    businessUnits: ['DEMO'],
-    expiresInSec: 3600,
+    businessUnits: ['DEMO', PRELOAD_UNIT],
+    expiresInSec: 6 * 3600,
   });
 }
 
@@ -69,6 +76,44 @@ function receiver() {
     listen: () => new Promise((r) => server.listen(0, '127.0.0.1', () => r(server.address().port))),
     close: () => new Promise((r) => server.close(r)),
   };
+}
+
+/** Batch imports of n customers, 100 per request, 4 requests at a time; request latencies and accepted count. */
+async function batchImport(base, tok, n, offset, businessUnit = 'DEMO', onProgress = () => {}) {
+  const latencies = [];
+  let accepted = 0;
+  const batchSize = 100;
+  const batches = Math.max(1, Math.ceil(n / batchSize));
+  let nextBatch = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (nextBatch < batches) {
+        const b = nextBatch++;
+        const customers = Array.from({ length: Math.min(batchSize, n - b * batchSize) }, (_, k) => {
+          const i = offset + b * batchSize + k;
+          const { sourceOfRiskLevel: _s, ...rest } = {
+            ...sampleCustomer(i),
+            businessUnit,
+            communicationNumber: `${NS}-b-${Date.now()}-${i}`,
+            customerExtId: `${NS}-b-${Date.now()}-${i}`,
+          };
+          return rest;
+        });
+        const s = performance.now();
+        const res = await fetch(`${base}/core-ws-rest/batch-customers`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${tok}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ customers }),
+        });
+        const body = await res.json();
+        latencies.push(performance.now() - s);
+        if (res.status === 200)
+          accepted += body.results.filter((r) => r.resultType === 'REQUEST_ACCEPTED').length;
+        onProgress(accepted);
+      }
+    }),
+  );
+  return { latencies, accepted };
 }
 
 async function lagOf(admin, group, topic) {
@@ -150,7 +195,14 @@ async function eventObserver(kafka, topic) {
 
 // Figures are pushed into `figures` as they are measured, so a phase that fails (a bounded wait that
 // ran out) still leaves the earlier phases' figures to the caller.
-export async function benchStack({ size = 1000, concurrency = 16, log = console.log, figures = [] } = {}) {
+export async function benchStack({
+  size = 1000,
+  sample = size,
+  concurrency = 16,
+  log = console.log,
+  figures = [],
+} = {}) {
+  const n = Math.min(size, sample);
   const env = stackEnv();
   const recv = receiver();
   const port = await recv.listen();
@@ -170,7 +222,6 @@ export async function benchStack({ size = 1000, concurrency = 16, log = console.
   };
   // A clean store per run: deliveries still queued by an earlier (interrupted) run would be retried
   // against a receiver that is gone and slow everything down.
-  const { MongoClient } = require(require.resolve('mongodb', { paths: [path.join(ROOT, 'packages/store')] }));
   const mongo = await new MongoClient(env.MONGODB_URI).connect();
   await mongo.db(ns.env.MONGODB_DB).dropDatabase();
   await mongo.close();
@@ -183,15 +234,60 @@ export async function benchStack({ size = 1000, concurrency = 16, log = console.
   await admin.connect();
   const topics = { commands: `${NS}.crs.customer.commands.v1`, events: `${NS}.crs.customer.events.v1` };
   const groups = { decider: `${NS}.customer-decider`, projector: `${NS}.projector` };
+  const partitions = Number(clusterEnv.TOPIC_PARTITIONS);
+
+  // Fills the store to `count` customers through the whole pipeline and waits until they are decided and
+  // projected: accepted customers/s at the ingress, and customers/s until the read model holds them all.
+  async function preload(base, tok, count) {
+    log(`  preload: ${count} customers (batch imports, business unit ${PRELOAD_UNIT})`);
+    // A business unit exists through its classifiers (docs/api.md): the same ones as DEMO's.
+    const { demoClassifiers } = require(
+      path.join(ROOT, 'services/ingress/dist/classifiers/demo-classifiers.js'),
+    );
+    const db = await new MongoClient(env.MONGODB_URI).connect();
+    await db.db(ns.env.MONGODB_DB).collection('classifiers').insertMany(demoClassifiers(PRELOAD_UNIT));
+    await db.close();
+    const t = performance.now();
+    let reported = 0;
+    const { accepted } = await batchImport(base, tok, count, 50_000_000, PRELOAD_UNIT, (a) => {
+      if (a - reported >= 10_000) {
+        reported = a;
+        log(`  preload: ${a} accepted, ${round((performance.now() - t) / 1000)} s`);
+      }
+    });
+    const importSeconds = (performance.now() - t) / 1000;
+    for (const [group, topic, what] of [
+      [groups.decider, topics.commands, 'preload decided'],
+      [groups.projector, topics.events, 'preload projected'],
+    ])
+      await waitUntil(async () => (await lagOf(admin, group, topic)) === 0n, 3_600_000, what);
+    const settledSeconds = (performance.now() - t) / 1000;
+    figures.push(
+      {
+        name: `preload.accepted_per_sec@${size}`,
+        value: round(accepted / importSeconds),
+        unit: `customers/s (${accepted} batch-imported)`,
+      },
+      {
+        name: `preload.projected_per_sec@${size}`,
+        value: round(accepted / settledSeconds),
+        unit: 'customers/s (imported, decided and projected)',
+      },
+    );
+    log(
+      `  preload: ${accepted} accepted in ${round(importSeconds)} s, decided and projected in ${round(settledSeconds)} s`,
+    );
+  }
   try {
     for (const s of CORE) await launcher.startService(s, { env: clusterEnv, namespace: NS });
     const base = `http://127.0.0.1:${launcher.portOf('ingress', NS)}`;
     const tok = await token();
     await importMany(base, tok, 50, 4, 10_000_000); // warm-up
+    if (size > n) await preload(base, tok, size);
 
     // 1. Single-customer imports: accepted requests/s and latency; accept-to-callback.
     const acceptedAt = new Map();
-    const single = await importMany(base, tok, size, concurrency, 0, acceptedAt);
+    const single = await importMany(base, tok, n, concurrency, 0, acceptedAt);
     const lat = summarize(single.latencies);
     figures.push(
       {
@@ -237,38 +333,8 @@ export async function benchStack({ size = 1000, concurrency = 16, log = console.
     );
 
     // 1b. Batch imports (batch-customers, 100 per request): customers accepted/s and request latency.
-    const batchLat = [];
-    let batchAccepted = 0;
-    const batchSize = 100;
-    const batches = Math.max(1, Math.ceil(size / batchSize));
-    let nextBatch = 0;
     const tb = performance.now();
-    await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        while (nextBatch < batches) {
-          const b = nextBatch++;
-          const customers = Array.from({ length: batchSize }, (_, k) => {
-            const i = 40_000_000 + b * batchSize + k;
-            const { sourceOfRiskLevel: _s, ...rest } = {
-              ...sampleCustomer(i),
-              communicationNumber: `${NS}-b-${Date.now()}-${i}`,
-              customerExtId: `${NS}-b-${Date.now()}-${i}`,
-            };
-            return rest;
-          });
-          const s = performance.now();
-          const res = await fetch(`${base}/core-ws-rest/batch-customers`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${tok}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ customers }),
-          });
-          const body = await res.json();
-          batchLat.push(performance.now() - s);
-          if (res.status === 200)
-            batchAccepted += body.results.filter((r) => r.resultType === 'REQUEST_ACCEPTED').length;
-        }
-      }),
-    );
+    const { latencies: batchLat, accepted: batchAccepted } = await batchImport(base, tok, n, 40_000_000);
     const batchSeconds = (performance.now() - tb) / 1000;
     const bl = summarize(batchLat);
     figures.push(
@@ -306,7 +372,7 @@ export async function benchStack({ size = 1000, concurrency = 16, log = console.
     // 2. Decider and projector on a backlog: stop both, queue commands, then time the drain.
     await launcher.stopService('projector', { namespace: NS });
     await launcher.stopService('customer', { namespace: NS });
-    await importMany(base, tok, size, concurrency, 20_000_000);
+    await importMany(base, tok, n, concurrency, 20_000_000);
     let t0 = performance.now();
     await launcher.startService('customer', { env: clusterEnv, namespace: NS });
     await waitUntil(
@@ -317,7 +383,7 @@ export async function benchStack({ size = 1000, concurrency = 16, log = console.
     const deciderSeconds = (performance.now() - t0) / 1000;
     figures.push({
       name: `decider.commands_per_sec@${size}`,
-      value: round(size / deciderSeconds),
+      value: round(n / deciderSeconds),
       unit: 'commands/s',
     });
     log(`  decider: ${figures.at(-1).value} commands/s (including its start and state rebuild)`);
@@ -344,6 +410,19 @@ export async function benchStack({ size = 1000, concurrency = 16, log = console.
     );
     if (extra.length === 2) {
       for (const s of extra) await launcher.startService(s, { env: clusterEnv, namespace: NS });
+      // Both read the customer events from the beginning: let them reach the end of what is already
+      // there, so the figures below are those of new customers (a transactional consumer stays up to one
+      // commit marker per partition short of the end).
+      const tc = performance.now();
+      for (const s of extra)
+        await waitUntil(
+          async () => (await lagOf(admin, `${NS}.${s}`, topics.events)) <= BigInt(partitions),
+          3_600_000,
+          `${s} caught up with the event log`,
+        );
+      log(
+        `  evaluation and screening caught up with the event log in ${round((performance.now() - tc) / 1000)} s`,
+      );
       // Measured from the event log (broker timestamps), not from callback arrival: the assessment and
       // screening figures must not include the callback queue's latency.
       const observer = await eventObserver(kafka, topics.events);
@@ -352,7 +431,7 @@ export async function benchStack({ size = 1000, concurrency = 16, log = console.
       await importMany(
         base,
         tok,
-        size,
+        n,
         concurrency,
         30_000_000,
         undefined,
