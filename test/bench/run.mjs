@@ -20,10 +20,14 @@ const sizes = (process.env.BENCH_SIZES ?? '1000').split(',').map(Number);
 // Above BENCH_SAMPLE customers (default 10k), the store is first filled to the size and each phase then
 // measures a sample of this many customers on top of it (test/bench/stack.mjs).
 const sample = Number(process.env.BENCH_SAMPLE ?? 10000);
-const howMeasured = (size) =>
-  size > sample
-    ? `the store first filled to ${size} customers by batch imports through the whole pipeline (preload figures), then each phase measured on ${sample} customers on top of them`
-    : `each phase measured on ${size} customers`;
+// The note above a local-stack table: when, with which command, and how the size was reached.
+const stackNote = (size, command) =>
+  `Measured ${new Date().toISOString()} with \`${command}\` on ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}: ${
+    size > sample
+      ? `the store first filled to ${size} customers by batch imports through the whole pipeline (preload figures), then each phase measured on ${sample} customers on top of them`
+      : `each phase measured on ${size} customers`
+  }.`;
+const sampleVar = (size) => (size > sample ? ` BENCH_SAMPLE=${sample}` : '');
 const machine = {
   cpus: os.cpus().length,
   cpuModel: os.cpus()[0]?.model ?? 'unknown',
@@ -113,7 +117,7 @@ if (process.argv[2] === 'stack') {
     print(measured);
     sections.push({
       section: `local stack (${size})`,
-      note: `Measured ${new Date().toISOString()} with \`BENCH_SIZES=${size}${size > sample ? ` BENCH_SAMPLE=${sample}` : ''} pnpm bench stack\` on ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}: ${howMeasured(size)}.`,
+      note: stackNote(size, `BENCH_SIZES=${size}${sampleVar(size)} pnpm bench stack`),
       figures: measured,
     });
   }
@@ -147,15 +151,21 @@ for (const n of [10000, 100000]) {
 }
 console.log('in-process: risk engine');
 add(benchRiskEngine(), 'risk engine');
-let screeningNote;
+const notes = new Map(); // section -> the note above its table
 if (existsSync(DATA)) {
   console.log('in-process: screening (all lists loaded)');
   const { list, note } = benchScreeningWithLoad();
   add(list, 'screening');
-  screeningNote = note;
+  notes.set('screening', note);
 }
 if (!process.env.BENCH_SKIP_STACK) {
-  for (const size of sizes) add(await measureStack(size), `local stack (${size})`);
+  for (const size of sizes) {
+    add(await measureStack(size), `local stack (${size})`);
+    notes.set(
+      `local stack (${size})`,
+      stackNote(size, `BENCH_SIZES=${sizes.join(',')}${sampleVar(size)} pnpm bench`),
+    );
+  }
 }
 print(figures);
 
@@ -181,7 +191,7 @@ const md = [
   ...sections.flatMap((s) => [
     `## ${s}`,
     '',
-    ...(s === 'screening' && screeningNote ? [screeningNote, ''] : []),
+    ...(notes.has(s) ? [notes.get(s), ''] : []),
     ...table(figures.filter((f) => f.section === s)),
     '',
   ]),

@@ -235,18 +235,35 @@ export async function benchStack({
   const topics = { commands: `${NS}.crs.customer.commands.v1`, events: `${NS}.crs.customer.events.v1` };
   const groups = { decider: `${NS}.customer-decider`, projector: `${NS}.projector` };
   const partitions = Number(clusterEnv.TOPIC_PARTITIONS);
+  /** Waits until every queued command is decided and every event projected. */
+  async function drained(what, timeoutMs) {
+    await waitUntil(
+      async () => (await lagOf(admin, groups.decider, topics.commands)) === 0n,
+      timeoutMs,
+      `${what} commands decided`,
+    );
+    await waitUntil(
+      async () => (await lagOf(admin, groups.projector, topics.events)) === 0n,
+      timeoutMs,
+      `${what} events projected`,
+    );
+  }
 
   // Fills the store to `count` customers through the whole pipeline and waits until they are decided and
   // projected: accepted customers/s at the ingress, and customers/s until the read model holds them all.
   async function preload(base, tok, count) {
     log(`  preload: ${count} customers (batch imports, business unit ${PRELOAD_UNIT})`);
-    // A business unit exists through its classifiers (docs/api.md): the same ones as DEMO's.
+    // A business unit exists through its classifiers (docs/api.md): seeded with DEMO's, as the ingress
+    // seeds DEMO's.
     const { demoClassifiers } = require(
       path.join(ROOT, 'services/ingress/dist/classifiers/demo-classifiers.js'),
     );
-    const db = await new MongoClient(env.MONGODB_URI).connect();
-    await db.db(ns.env.MONGODB_DB).collection('classifiers').insertMany(demoClassifiers(PRELOAD_UNIT));
-    await db.close();
+    const { ClassifierStore } = require(
+      path.join(ROOT, 'services/ingress/dist/classifiers/classifier-store.js'),
+    );
+    const client = await new MongoClient(env.MONGODB_URI).connect();
+    await new ClassifierStore(client.db(ns.env.MONGODB_DB), 0).seed(demoClassifiers(PRELOAD_UNIT));
+    await client.close();
     const t = performance.now();
     let reported = 0;
     const { accepted } = await batchImport(base, tok, count, 50_000_000, PRELOAD_UNIT, (a) => {
@@ -256,11 +273,7 @@ export async function benchStack({
       }
     });
     const importSeconds = (performance.now() - t) / 1000;
-    for (const [group, topic, what] of [
-      [groups.decider, topics.commands, 'preload decided'],
-      [groups.projector, topics.events, 'preload projected'],
-    ])
-      await waitUntil(async () => (await lagOf(admin, group, topic)) === 0n, 3_600_000, what);
+    await drained('preload', 3_600_000);
     const settledSeconds = (performance.now() - t) / 1000;
     figures.push(
       {
@@ -362,16 +375,7 @@ export async function benchStack({
       `  batch import: ${figures.at(-3).value} customers/s, request p50 ${figures.at(-2).value} ms, p99 ${figures.at(-1).value} ms`,
     );
     // The next phase times a backlog of its own: let this one drain first.
-    await waitUntil(
-      async () => (await lagOf(admin, groups.decider, topics.commands)) === 0n,
-      900000,
-      'batch commands decided',
-    );
-    await waitUntil(
-      async () => (await lagOf(admin, groups.projector, topics.events)) === 0n,
-      900000,
-      'batch events projected',
-    );
+    await drained('batch', 900000);
 
     // 2. Decider and projector on a backlog: stop both, queue commands, then time the drain.
     await launcher.stopService('projector', { namespace: NS });
