@@ -47,9 +47,9 @@ console.log(
 
 // Screening latency depends on what else runs on the (shared) cores, so its section says how busy
 // they were: the 1-minute load average when the measurement started and ended.
-function benchScreeningWithLoad() {
+async function benchScreeningWithLoad() {
   const before = os.loadavg()[0];
-  const list = benchScreening(DATA);
+  const list = await benchScreening(DATA);
   const note = `Screening measured ${machine.date} on ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}; 1-minute load average ${before.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end (other work on the same cores lengthens the tail). Alone: \`pnpm bench screening\`.`;
   return { list, note };
 }
@@ -132,7 +132,7 @@ if (process.argv[2] === 'stack') {
 if (process.argv[2] === 'screening') {
   if (!existsSync(DATA)) throw new Error(`no shared data at ${DATA}`);
   console.log('in-process: screening (all lists loaded)');
-  const { list, note } = benchScreeningWithLoad();
+  const { list, note } = await benchScreeningWithLoad();
   print(list);
   // Replace the screening figures of the last full run, keep everything else.
   mergeIntoReports(list, [{ section: 'screening', note, figures: list }]);
@@ -154,7 +154,7 @@ add(benchRiskEngine(), 'risk engine');
 const notes = new Map(); // section -> the note above its table
 if (existsSync(DATA)) {
   console.log('in-process: screening (all lists loaded)');
-  const { list, note } = benchScreeningWithLoad();
+  const { list, note } = await benchScreeningWithLoad();
   add(list, 'screening');
   notes.set('screening', note);
 }

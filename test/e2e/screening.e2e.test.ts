@@ -318,7 +318,7 @@ describe('screening end to end', () => {
     expect(paths).toEqual(['customerExtId', 'decision', 'entryId', 'list', 'reason']);
   });
 
-  it('search finds the SDN name with a score and an explanation, and rejects a missing name with a located 400', async () => {
+  it('search finds the SDN name with a score and an explanation, and a name in Chinese characters by its Korean reading; rejects a missing name with a located 400', async () => {
     const res = await screeningApi(
       `/api/screening/search?name=${encodeURIComponent(`${person.firstName} ${person.lastName}`)}&entityType=INDIVIDUAL&lists=SANCTIONS`,
     );
@@ -341,6 +341,21 @@ describe('screening end to end', () => {
     });
     expect(body.hits.every((h) => h.list === 'SANCTIONS')).toBe(true);
     expect(body.hits.map((h) => h.score)).toEqual([...body.hits.map((h) => h.score)].sort((a, b) => b - a));
+
+    // A name in Chinese characters, read as Korean: 金正恩 -> 김정은 -> "kim jong un" (the OFAC spelling).
+    const han = await screeningApi(
+      `/api/screening/search?name=${encodeURIComponent('金正恩')}&entityType=INDIVIDUAL&lists=SANCTIONS`,
+    );
+    expect(han.status).toBe(200);
+    const hanHits = (
+      (await han.json()) as {
+        hits: { source: string; entryId: string; score: number; explanation: { reading?: unknown } }[];
+      }
+    ).hits;
+    expect(hanHits.find((h) => h.source === 'OFAC_SDN' && h.entryId === '20157')).toMatchObject({
+      score: expect.any(Number),
+      explanation: { reading: { system: 'korean', name: 'kim jong un' } },
+    });
 
     const bad = await screeningApi('/api/screening/search?limit=0');
     expect(bad.status).toBe(400);

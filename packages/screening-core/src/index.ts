@@ -38,6 +38,15 @@ export {
   type NameKind,
 } from './matching/normalize';
 export { normalizeCountry, normalizeCountries } from './matching/countries';
+export {
+  createNameReader,
+  loadJapaneseTokenizer,
+  KOREAN_READER,
+  type JapaneseTokenizer,
+  type NameReader,
+  type NameReading,
+} from './matching/readings';
+export { koreanListSpelling, koreanRevised, romanizeKana } from './matching/romanize';
 export { makeToken, tokenSimilarity, linked, INITIAL_SIMILARITY, type Token } from './matching/token';
 export {
   compareNames,
@@ -65,6 +74,7 @@ export {
   screenExhaustive,
   scoreEntry,
   type ScreeningIndex,
+  type IndexOptions,
   type ScreeningQuery,
   type ScreeningOptions,
   type Hit,

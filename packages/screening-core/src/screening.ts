@@ -21,6 +21,7 @@ import {
 } from './matching/name-score';
 import { nameKind, nameTokens, type NameKind } from './matching/normalize';
 import { MAX_QUALIFIER_RAISE, qualify, type QualifierResult } from './matching/qualifiers';
+import { KOREAN_READER, type NameReader, type NameReading } from './matching/readings';
 import {
   makeCompoundToken,
   searchKey,
@@ -64,6 +65,8 @@ export interface HitExplanation {
   tokenPairs: TokenPair[];
   nameScore: number;
   qualifiers: QualifierResult[];
+  /** The reading of a Han or Hangul query name that matched, when it was not the name as written. */
+  reading?: NameReading;
 }
 
 export interface Hit {
@@ -122,6 +125,13 @@ export interface ScreeningIndex {
   /** Bounded caches of query words and query compounds. */
   readonly tokenCache: TokenCache;
   readonly compoundCache: TokenCache;
+  /** Other spellings of a Han or Hangul query name ({@link createNameReader}), screened besides it. */
+  readonly reader: NameReader;
+}
+
+export interface IndexOptions {
+  /** Default: Korean readings only (Japanese needs a dictionary, see `loadJapaneseTokenizer`). */
+  reader?: NameReader;
 }
 
 function round(n: number): number {
@@ -164,7 +174,7 @@ function flattenPostings(lists: readonly (readonly number[])[]): {
  * skeleton) and of its compounds (exact, skeleton, canonical). Each word is analysed once, here, so a
  * screening only analyses the query.
  */
-export function buildIndex(snapshots: readonly ListSnapshot[]): ScreeningIndex {
+export function buildIndex(snapshots: readonly ListSnapshot[], options: IndexOptions = {}): ScreeningIndex {
   const tokenCache = new TokenCache(Number.MAX_SAFE_INTEGER);
   const compoundCache = new TokenCache(Number.MAX_SAFE_INTEGER, makeCompoundToken);
   const entries: ListEntry[] = [];
@@ -260,6 +270,7 @@ export function buildIndex(snapshots: readonly ListSnapshot[]): ScreeningIndex {
     nameKinds,
     tokenCache: queryCache,
     compoundCache: queryCompoundCache,
+    reader: options.reader ?? KOREAN_READER,
   };
 }
 
@@ -418,9 +429,7 @@ function finish(
       },
     });
   }
-  hits.sort(
-    (a, b) => b.score - a.score || a.source.localeCompare(b.source) || a.entryId.localeCompare(b.entryId),
-  );
+  hits.sort(byRank);
   return hits.slice(0, options.limit ?? 20);
 }
 
@@ -565,6 +574,7 @@ function visitKeys(
   stamp: number,
   queryStamp: number,
   count: number,
+  touchNames = true,
 ): number {
   const { nameState, touched, tokenWord, linkStamp, wordLinks, compoundLinks } = scratch;
   const { postingStart, postings } = index;
@@ -582,7 +592,7 @@ function visitKeys(
       }
       if (fromCompound) compoundLinks[tokenId] = compoundLinks[tokenId]! | bit;
       else wordLinks[tokenId] = wordLinks[tokenId]! | bit;
-      if (tokenWord[tokenId] === stamp) continue;
+      if (!touchNames || tokenWord[tokenId] === stamp) continue;
       tokenWord[tokenId] = stamp;
       for (let p = postingStart[tokenId]!, end = postingStart[tokenId + 1]!; p < end; p += 1) {
         const nameId = postings[p]!;
@@ -612,15 +622,27 @@ function collectCandidates(
   scratch: Scratch,
   query: NameSide,
   queryStamp: number,
+  exactOnly: boolean,
 ): number {
   let count = 0;
   query.tokens.forEach((token, p) => {
     if (token.initial) return;
     const stamp = scratch.tick();
-    count = visitKeys(index, scratch, token.keys, p, false, stamp, queryStamp, count);
     const compound = query.compounds[p];
+    if (!exactOnly) {
+      count = visitKeys(index, scratch, token.keys, p, false, stamp, queryStamp, count);
+      if (compound !== undefined)
+        count = visitKeys(index, scratch, compound.keys, p, true, stamp, queryStamp, count);
+      return;
+    }
+    // Names are collected by the exact key (the first of a word or compound: its text); the other keys
+    // only mark the words they link, so that a collected name scores as it would otherwise.
+    count = visitKeys(index, scratch, token.keys.slice(0, 1), p, false, stamp, queryStamp, count);
     if (compound !== undefined)
-      count = visitKeys(index, scratch, compound.keys, p, true, stamp, queryStamp, count);
+      count = visitKeys(index, scratch, compound.keys.slice(0, 1), p, true, stamp, queryStamp, count);
+    visitKeys(index, scratch, token.keys.slice(1), p, false, stamp, queryStamp, count, false);
+    if (compound !== undefined)
+      visitKeys(index, scratch, compound.keys.slice(1), p, true, stamp, queryStamp, count, false);
   });
   return count;
 }
@@ -631,12 +653,26 @@ function collectCandidates(
  */
 export function screen(index: ScreeningIndex, query: ScreeningQuery, options: ScreeningOptions = {}): Hit[] {
   validate(query);
+  return withReadings(index.reader, query, options, (q, reading) => screenName(index, q, options, reading));
+}
+
+/**
+ * One name. A reading links list names by exact words only: a hit through it may rest on one inexact word
+ * at most (see {@link READING_PENALTY}), so names it only meets through phonetic or one-edit keys of short
+ * syllables could never become hits, and scoring them was most of a reading's cost.
+ */
+function screenName(
+  index: ScreeningIndex,
+  query: ScreeningQuery,
+  options: ScreeningOptions,
+  reading = false,
+): Hit[] {
   const side = prepareQuery(index, query);
   const floor = minThreshold(options);
   const scratch = scratchOf(index);
   const queryStamp = scratch.tick(true);
   scratch.useStride(Math.min(MEMO_ROWS, Math.max(1, 2 * side.tokens.length - 1)));
-  const touched = collectCandidates(index, scratch, side, queryStamp);
+  const touched = collectCandidates(index, scratch, side, queryStamp, reading);
   const queryWords = side.tokens.filter((t) => !t.initial).length;
   // Which (list, entity type) kinds of names the query may match, by kind code.
   const allowed = Uint8Array.from(index.nameKinds, (kind) => (entryAllowed(kind, query) ? 1 : 0));
@@ -667,12 +703,23 @@ export function screenExhaustive(
   options: ScreeningOptions = {},
 ): Hit[] {
   validate(query);
+  return withReadings(index.reader, query, options, (q, reading) =>
+    screenNameExhaustive(index, q, options, reading),
+  );
+}
+
+function screenNameExhaustive(
+  index: ScreeningIndex,
+  query: ScreeningQuery,
+  options: ScreeningOptions,
+  reading: boolean,
+): Hit[] {
   const side = prepareQuery(index, query);
   const floor = minThreshold(options);
   const best = new Map<number, Scored>();
   for (const name of index.names) {
     if (!entryAllowed(index.entries[name.entry]!, query)) continue;
-    if (countLinks(side, name) < requiredLinks(side.tokens, name.tokens)) continue;
+    if (countLinks(side, name, reading) < requiredLinks(side.tokens, name.tokens)) continue;
     const comparison = explainNames(side, name, tokenSimilarity);
     if (better(best, name.entry, comparison.score, floor))
       best.set(name.entry, { entry: name.entry, name, score: comparison.score, explain: () => comparison });
@@ -680,9 +727,17 @@ export function screenExhaustive(
   return finish(index, best, query, side.tokens, options);
 }
 
-/** Scores a query against a single entry (all its names), with no threshold. */
-export function scoreEntry(query: ScreeningQuery, entry: ListEntry): Hit | undefined {
+/** Scores a query against a single entry (all its names, and the query's readings), with no threshold. */
+export function scoreEntry(
+  query: ScreeningQuery,
+  entry: ListEntry,
+  reader: NameReader = KOREAN_READER,
+): Hit | undefined {
   validate(query);
+  return withReadings(reader, query, { limit: 1 }, (q) => scoreEntryName(q, entry))[0];
+}
+
+function scoreEntryName(query: ScreeningQuery, entry: ListEntry): Hit[] {
   const cache = new TokenCache(1000);
   const side = prepareQuery(
     { tokenCache: cache, compoundCache: new TokenCache(1000, makeCompoundToken) },
@@ -697,5 +752,49 @@ export function scoreEntry(query: ScreeningQuery, entry: ListEntry): Hit | undef
     if (better(best, 0, comparison.score, 0))
       best.set(0, { entry: 0, name: { raw, tokens }, score: comparison.score, explain: () => comparison });
   }
-  return finish({ entries: [entry] }, best, query, side.tokens, { threshold: 0, limit: 1 })[0];
+  return finish({ entries: [entry] }, best, query, side.tokens, { threshold: 0, limit: 1 });
+}
+
+/**
+ * A reading is a guess at the name's language (a name in Chinese characters may be Chinese, Korean or
+ * Japanese), so a hit through a reading is weaker evidence than one of the name as written: its score is
+ * lowered by this much, and it may rest on at most one inexact word. Korean and Chinese syllables are
+ * short and few; without the rule, "song hun choe" met "CHOE, Chun Yong" at 0.92 by two near-syllables
+ * (song ~ yong, hun ~ chun), and such pairs were most of the negative alerts the readings added.
+ */
+export const READING_PENALTY = 0.03;
+
+/**
+ * Screens the name as written and each of its readings (none for most names), keeping every entry's best
+ * hit; a hit found through a reading says which.
+ */
+function withReadings(
+  reader: NameReader,
+  query: ScreeningQuery,
+  options: ScreeningOptions,
+  run: (query: ScreeningQuery, reading: boolean) => Hit[],
+): Hit[] {
+  const hits = run(query, false);
+  const readings = reader(query.name);
+  if (readings.length === 0) return hits;
+  const best = new Map<string, Hit>();
+  const keep = (hit: Hit) => {
+    const key = `${hit.source}\u0000${hit.entryId}`;
+    const seen = best.get(key);
+    if (!seen || hit.score > seen.score) best.set(key, hit);
+  };
+  hits.forEach(keep);
+  for (const reading of readings) {
+    for (const hit of run({ ...query, name: reading.name }, true)) {
+      const score = round(hit.score - READING_PENALTY);
+      if (score < thresholdFor(options, hit.list)) continue;
+      if (hit.explanation.tokenPairs.filter((p) => p.similarity < 1).length > 1) continue;
+      keep({ ...hit, score, explanation: { ...hit.explanation, reading } });
+    }
+  }
+  return [...best.values()].sort(byRank).slice(0, options.limit ?? 20);
+}
+
+function byRank(a: Hit, b: Hit): number {
+  return b.score - a.score || a.source.localeCompare(b.source) || a.entryId.localeCompare(b.entryId);
 }

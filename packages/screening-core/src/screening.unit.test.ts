@@ -2,6 +2,7 @@ import path from 'node:path';
 import { readPersons } from './eval/datasets';
 import { loadAllDemoLists, resolveSharedDataDir } from './loaders/demo-lists';
 import { ScreeningQueryInvalidError } from './errors';
+import { createNameReader, loadJapaneseTokenizer } from './matching/readings';
 import { buildIndex, DEFAULT_THRESHOLD, screen, screenExhaustive, type ScreeningQuery } from './screening';
 
 const dataDir = resolveSharedDataDir(process.env);
@@ -29,6 +30,26 @@ describe('screen', () => {
       if (fast.length) withHits += 1;
     }
     expect(withHits).toBeGreaterThan(30);
+  });
+
+  it('finds the same hits through the index as a scan for names read as Korean and Japanese', async () => {
+    const withReadings = buildIndex(snapshots, {
+      reader: createNameReader(await loadJapaneseTokenizer()),
+    });
+    const cjk = readPersons(dataDir, 'negatives_global.csv')
+      .filter((r) => withReadings.reader(r.full_name).length > 0)
+      .filter((_, i) => i % 100 === 0)
+      .map((r) => r.full_name);
+    const names = [...cjk, '金正恩', '金日成', '김정은', '최룡해', '山田太郎', '麻原彰晃'];
+    expect(names.length).toBeGreaterThan(100);
+    let viaReading = 0;
+    for (const name of names) {
+      const opts = { threshold: 0.7, limit: 50 };
+      const fast = screen(withReadings, { name }, opts);
+      expect(fast).toEqual(screenExhaustive(withReadings, { name }, opts));
+      if (fast.some((h) => h.explanation.reading)) viaReading += 1;
+    }
+    expect(viaReading).toBeGreaterThan(5);
   });
 
   it('returns hits sorted by score with list, source and explanation', () => {

@@ -17,6 +17,10 @@ import {
 } from '@crs/messaging';
 import {
   buildIndex,
+  createNameReader,
+  loadJapaneseTokenizer,
+  KOREAN_READER,
+  type NameReader,
   entryContentHash,
   screen,
   type Hit,
@@ -102,11 +106,13 @@ export function buildScreeningService(
   let refreshTimer: NodeJS.Timeout | undefined;
   let refreshing: Promise<void> | undefined;
   let stopping = false;
+  // Korean readings until the Japanese dictionary is loaded at start (when configured).
+  let reader: NameReader = KOREAN_READER;
 
   const rebuildMainIndex = (reason: string) => {
     const started = process.hrtime.bigint();
     const snapshots = catalog.current();
-    mainIndex = buildIndex(snapshots);
+    mainIndex = buildIndex(snapshots, { reader });
     // Counts and versions only: entries are names of people.
     logger.info(
       {
@@ -133,7 +139,7 @@ export function buildScreeningService(
       internal = {
         revision: directory.revision,
         snapshot,
-        index: buildIndex([snapshot]),
+        index: buildIndex([snapshot], { reader }),
         hashes: new Map(snapshot.entries.map((e) => [e.id, entryContentHash(e)])),
       };
     }
@@ -234,7 +240,9 @@ export function buildScreeningService(
     if (!diff || !publisher) return;
     const freshIds = new Set([...diff.added, ...diff.changed]);
     if (freshIds.size === 0 && diff.removed.length === 0) return;
-    const fresh = buildIndex([{ ...next, entries: next.entries.filter((e) => freshIds.has(e.id)) }]);
+    const fresh = buildIndex([{ ...next, entries: next.entries.filter((e) => freshIds.has(e.id)) }], {
+      reader,
+    });
     const customers = [...directory.screened.values()].filter(
       (c) => c.lists.includes(next.list) && c.lastHits[next.list] !== undefined,
     );
@@ -474,6 +482,14 @@ export function buildScreeningService(
       const { kafka, serde, prefix } = messaging;
       topics = messaging.topics;
       const loaded = await catalog.loadInitial();
+      if (config.JAPANESE_READINGS) {
+        const started = process.hrtime.bigint();
+        reader = createNameReader(await loadJapaneseTokenizer());
+        logger.info(
+          { ms: Math.round(Number(process.hrtime.bigint() - started) / 1e6) },
+          'japanese reading dictionary loaded',
+        );
+      }
       rebuildMainIndex('start');
       publisher = new DurablePublisher(kafka, serde, config.KAFKA_ACK_TIMEOUT_MS);
       await publisher.connect();

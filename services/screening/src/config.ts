@@ -1,4 +1,4 @@
-import { commonConfigSpec, loadConfig, num, str } from '@crs/runtime';
+import { bool, commonConfigSpec, loadConfig, num, str } from '@crs/runtime';
 import { DEFAULT_THRESHOLD, resolveSharedDataDir } from '@crs/screening-core';
 import { parseThresholdOverrides } from './domain/thresholds';
 
@@ -24,6 +24,10 @@ export const screeningConfigSpec = {
   RESCREEN_CHUNK_SIZE: num({
     default: 500,
     desc: 'customers re-screened between two yields to the event loop',
+  }),
+  JAPANESE_READINGS: bool({
+    default: true,
+    desc: 'read names in Chinese characters as Japanese too (kuromoji dictionary: about 220 MB of memory, 1-2 s at start)',
   }),
   AUTH_JWKS_URL: str({ default: '' }),
   AUTH_JWKS_FILE: str({ default: '' }),

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { loadAllDemoLists } from '../loaders/demo-lists';
 import { foldName } from '../matching/normalize';
+import { KOREAN_READER, type NameReader } from '../matching/readings';
 import type { ListEntry, ListSnapshot } from '../model';
 import {
   buildIndex,
@@ -133,14 +134,21 @@ function single(snapshots: ListSnapshot[], source: string): ListSnapshot {
   return s;
 }
 
-/** Runs every labeled set in `<dataDir>/matching` against the lists in `<dataDir>/lists`. */
-export function runEvaluation(dataDir: string, threshold = DEFAULT_THRESHOLD): EvaluationReport {
+/**
+ * Runs every labeled set in `<dataDir>/matching` against the lists in `<dataDir>/lists`, reading Han and
+ * Hangul names with `reader` (pass one with a Japanese dictionary to measure what the service does).
+ */
+export function runEvaluation(
+  dataDir: string,
+  reader: NameReader = KOREAN_READER,
+  threshold = DEFAULT_THRESHOLD,
+): EvaluationReport {
   const snapshots = loadAllDemoLists(dataDir, '1970-01-01T00:00:00.000Z');
-  const all = buildIndex(snapshots);
+  const all = buildIndex(snapshots, { reader });
   const un = single(snapshots, 'UN');
   const pep = single(snapshots, 'US_CONGRESS_PEP');
-  const unIndex = buildIndex([un]);
-  const pepIndex = buildIndex([pep]);
+  const unIndex = buildIndex([un], { reader });
+  const pepIndex = buildIndex([pep], { reader });
 
   const untreated = readPersons(dataDir, 'positives_un_untreated.csv');
   const treated = readPersons(dataDir, 'positives_un_treated.csv');
@@ -181,6 +189,7 @@ export function runEvaluation(dataDir: string, threshold = DEFAULT_THRESHOLD): E
     scoreEntry(
       { name: a },
       { list: 'SANCTIONS', source: 'EVAL', id: 'x', entityType: 'INDIVIDUAL', names: [b] },
+      reader,
     )?.score ?? 0;
   const ofacDiffs = ofacRows.map((r) =>
     Math.abs(pairScore(r.query_name, r.result_name) * 100 - Number(r.ofac_score)),

@@ -2,6 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT, resolveSharedDataDir } from '../loaders/demo-lists';
+import { createNameReader, loadJapaneseTokenizer } from '../matching/readings';
 import { runBenchmark, type BenchmarkFigure } from './benchmark';
 import { runEvaluation, type EvaluationReport } from './evaluate';
 
@@ -75,12 +76,12 @@ function markdown(r: EvaluationReport, bench: BenchmarkFigure[], generatedAt: st
   return lines.join('\n');
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const args = new Set(process.argv.slice(2));
   const dataDir = resolveSharedDataDir(process.env);
   const generatedAt = new Date().toISOString();
-  const report = runEvaluation(dataDir);
-  const bench = args.has('--no-bench') ? [] : runBenchmark({ dataDir });
+  const report = runEvaluation(dataDir, createNameReader(await loadJapaneseTokenizer()));
+  const bench = args.has('--no-bench') ? [] : await runBenchmark({ dataDir });
   const outDir = path.join(REPO_ROOT, 'reports');
   mkdirSync(outDir, { recursive: true });
   writeFileSync(
@@ -105,4 +106,4 @@ function main(): void {
   console.log(met ? 'All targets met.' : 'Some targets missed.');
 }
 
-main();
+void main();

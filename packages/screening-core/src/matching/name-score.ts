@@ -1,4 +1,4 @@
-import { linked, makeCompoundToken, tokenSimilarity, type Token } from './token';
+import { linked, linkedExactly, makeCompoundToken, tokenSimilarity, type Token } from './token';
 
 /** Token pairs below this similarity are treated as different words. */
 export const MIN_TOKEN_SIMILARITY = 0.8;
@@ -78,15 +78,16 @@ function words(tokens: readonly Token[]): number {
  * or the first of two query words whose compound is linked to a candidate word (the pair counts once:
  * "Jian Hua" is not two links to "Jianhua Li").
  */
-export function countLinks(query: NameSide, candidate: NameSide): number {
+export function countLinks(query: NameSide, candidate: NameSide, exactOnly = false): number {
+  const links = exactOnly ? linkedExactly : linked;
   const seen = new Set<string>();
   query.tokens.forEach((q, i) => {
     if (seen.has(q.text)) return;
     const qc = query.compounds[i];
     if (
-      candidate.tokens.some((c) => linked(q, c)) ||
-      candidate.compounds.some((cc) => cc !== undefined && linked(q, cc)) ||
-      (qc !== undefined && candidate.tokens.some((c) => linked(qc, c)))
+      candidate.tokens.some((c) => links(q, c)) ||
+      candidate.compounds.some((cc) => cc !== undefined && links(q, cc)) ||
+      (qc !== undefined && candidate.tokens.some((c) => links(qc, c)))
     )
       seen.add(q.text);
   });

@@ -1,6 +1,7 @@
 import { transliterate } from 'transliteration';
 import type { EntityType } from '../model';
 import { foldAccents } from './fold';
+import { koreanRevised, romanizeKana } from './romanize';
 
 /** Honorifics, ranks and religious titles that say nothing about who a person is. */
 export const TITLES: ReadonlySet<string> = new Set([
@@ -198,10 +199,6 @@ export function nameKind(entityType: EntityType | undefined): NameKind {
   return 'organization';
 }
 
-// Hangul is written without spaces between given-name syllables; romanising syllable by syllable
-// lets "김정은" line up with "Kim Jong Un".
-const HANGUL = /([\uac00-\ud7a3])(?=[\uac00-\ud7a3])/g;
-
 /**
  * Arabic script writes consonants and long vowels only. Its letters are mapped to their usual Latin
  * consonants (the generic transliteration gives "mHmd aaly" for "محمد علي"), and the letters that stand
@@ -264,7 +261,9 @@ function arabicToSkeleton(word: string): string {
 
 /** Folds a name to lower-case ASCII words: transliteration, NFKD accent folding, punctuation removal. */
 export function foldName(name: string): string {
-  const latin = transliterate(name.replace(HANGUL, '$1 ').replace(ARABIC_WORD, arabicToSkeleton), {
+  // Hangul is written without spaces between given-name syllables; romanising syllable by syllable
+  // (Revised Romanization) lets "김정은" line up with "Kim Jong Un". Kana in Hepburn.
+  const latin = transliterate(romanizeKana(koreanRevised(name)).replace(ARABIC_WORD, arabicToSkeleton), {
     unknown: ' ',
   });
   return foldAccents(latin)

@@ -219,6 +219,13 @@ export function linked(a: Token, b: Token): boolean {
   return false;
 }
 
+/** {@link linked} by the exact key of `a` only (its first: the word's own text), as a reading links. */
+export function linkedExactly(a: Token, b: Token): boolean {
+  if (a.initial || b.initial) return false;
+  const key = a.keys[0];
+  return key !== undefined && b.keys.includes(searchKey(key));
+}
+
 /** The keys a token looks up ({@link searchKey} of each of its keys), kept per token for {@link linked}. */
 const searchKeySets = new WeakMap<Token, Set<string>>();
 
