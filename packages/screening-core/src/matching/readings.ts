@@ -37,6 +37,13 @@ const HAN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
 const HANGUL = /[\uac00-\ud7a3]/;
 /** Any character a reading may start from: Han, Hangul. */
 const READABLE = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7a3]/;
+const CONTROL = /\p{Cc}/gu;
+/**
+ * Names longer than this get no readings. A name in these scripts has a handful of characters (a Korean
+ * one 2 to 4, with aliases written together a few dozen); a request may carry thousands, which would only
+ * multiply the work of one screening.
+ */
+export const MAX_READABLE_LENGTH = 64;
 
 /**
  * Han characters read as Korean. The reading of 金 as a surname is 김 (gim), not 금 (geum, "gold"): a word
@@ -58,7 +65,14 @@ function foldLongVowels(word: string): string {
 function japaneseReading(tokenizer: JapaneseTokenizer, text: string): string | undefined {
   const words: string[] = [];
   let personal = false;
-  for (const token of tokenizer.tokenize(text.replace(/\s+/g, ' ').trim())) {
+  let tokens: ReturnType<JapaneseTokenizer['tokenize']>;
+  try {
+    // Control characters out: kuromoji's lattice throws on some (a NUL, found by a hostile-input test).
+    tokens = tokenizer.tokenize(text.replace(CONTROL, ' ').replace(/\s+/g, ' ').trim());
+  } catch {
+    return undefined;
+  }
+  for (const token of tokens) {
     if (token.surface_form.trim() === '') continue;
     if (!token.reading || token.reading === '*') return undefined;
     if (token.pos_detail_2 === '人名') personal = true;
@@ -73,7 +87,7 @@ function japaneseReading(tokenizer: JapaneseTokenizer, text: string): string | u
  */
 export function createNameReader(japanese?: JapaneseTokenizer): NameReader {
   return (name) => {
-    if (!READABLE.test(name)) return [];
+    if (name.length > MAX_READABLE_LENGTH || !READABLE.test(name)) return [];
     const out: NameReading[] = [];
     // A reading that folds like the name as written would only repeat its screening.
     const seen = new Set<string>([foldName(name)]);

@@ -8,7 +8,13 @@ import {
   screenExhaustive,
 } from '../screening';
 import { foldName } from './normalize';
-import { createNameReader, KOREAN_READER, loadJapaneseTokenizer, type NameReader } from './readings';
+import {
+  createNameReader,
+  KOREAN_READER,
+  loadJapaneseTokenizer,
+  MAX_READABLE_LENGTH,
+  type NameReader,
+} from './readings';
 import { koreanListSpelling } from './romanize';
 
 const entry = (id: string, names: string[]): ListEntry => ({
@@ -127,6 +133,16 @@ describe('screening with readings', () => {
     const ix = buildIndex([snapshot([entry('KP2', ['CHOE, Chun Yong'])])], { reader: withJapanese });
     expect(screen(ix, { name: '성훈 최' })).toEqual([]);
     expect(pair('성훈 최', 'CHOE, Chun Yong', KOREAN_READER)).toBeLessThan(DEFAULT_THRESHOLD);
+  });
+
+  it('survives hostile input: control characters reach no dictionary, a very long name gets no readings', () => {
+    // kuromoji throws on a NUL inside its lattice; the reader must not.
+    expect(() => withJapanese('金\u0000正恩')).not.toThrow();
+    expect(withJapanese('金\u0000正恩').map((r) => r.system)).toContain('korean');
+    // Thousands of characters would multiply the work of one screening (1.7 s for 5,000 before the cap).
+    expect(withJapanese('金'.repeat(MAX_READABLE_LENGTH + 1))).toEqual([]);
+    expect(withJapanese('김'.repeat(5000))).toEqual([]);
+    expect(screen(index(withJapanese), { name: '金'.repeat(5000) })).toEqual([]);
   });
 
   it('reads nothing in a Latin name', () => {
