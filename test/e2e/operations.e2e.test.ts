@@ -258,6 +258,12 @@ describe('operations: ingest, archive, reconciliation and retro monitoring end t
     expect(await errorsOf(await discard(`?extId=${'e'.repeat(256)}&businessUnit=DEMO`))).toEqual([
       { path: 'extId', code: 'V001.extId.TOO_LONG' },
     ]);
+    // Characters, as a body field's limit counts them: 255 emoji (510 UTF-16 units) pass, 256 do not.
+    const emoji255 = encodeURIComponent('😀'.repeat(255));
+    expect((await discard(`?extId=${emoji255}&businessUnit=DEMO`)).status).toBe(404);
+    expect(
+      await errorsOf(await discard(`?extId=${encodeURIComponent('😀'.repeat(256))}&businessUnit=DEMO`)),
+    ).toEqual([{ path: 'extId', code: 'V001.extId.TOO_LONG' }]);
     expect(await errorsOf(await discard(`?extId=${uniqueId('x')}`))).toEqual([
       { path: 'businessUnit', code: 'V001.businessUnit.REQUIRED' },
     ]);

@@ -423,8 +423,8 @@ export function buildOpenApi(): Json {
           tags: ['operations'],
           security: secured('operations:archive'),
           parameters: [
-            query('registeredFrom', true, 'ISO 8601 date-time, inclusive.'),
-            query('registeredTill', true, 'ISO 8601 date-time, exclusive.'),
+            query('registeredFrom', true, 'ISO 8601 date-time or date (from its start), inclusive.'),
+            query('registeredTill', true, 'ISO 8601 date-time or date (the whole day), inclusive.'),
             businessUnitQuery(false),
           ],
           responses: {
@@ -513,7 +513,7 @@ export function buildOpenApi(): Json {
         Forbidden: json(ref('ErrorBody'), 'AUTH_FORBIDDEN_SCOPE or AUTH_FORBIDDEN_BUSINESS_UNIT.'),
         PayloadTooLarge: json(
           ref('ErrorBody'),
-          'PAYLOAD_TOO_LARGE (body over the configured size) or BATCH_TOO_LARGE.',
+          'PAYLOAD_TOO_LARGE: body over the configured size (more customers than the batch limit is a 400).',
         ),
         UnsupportedMediaType: json(
           ref('ErrorBody'),

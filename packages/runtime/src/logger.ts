@@ -33,6 +33,46 @@ const REDACT_PATHS = [
   '*.*.name',
 ];
 
+/**
+ * Fields of driver errors that carry whole documents or replies: the MongoDB driver puts every failed
+ * operation of a bulk write in `writeErrors[i].op` (a customer, a screening with names), and the server's
+ * reply in `errorResponse` / `result`. Too deep for the redaction paths, so they are dropped from any
+ * logged error; the count and codes of the write errors are kept.
+ */
+const ERROR_PAYLOAD_FIELDS = [
+  'writeErrors',
+  'op',
+  'result',
+  'errorResponse',
+  'writeConcernError',
+  'errInfo',
+  'keyValue',
+  'insertedIds',
+  'raw',
+  'field',
+];
+
+/**
+ * pino's error serializer, without the payload fields above; a SyntaxError (JSON.parse of a message or a
+ * file) loses its message too, which quotes the input ("Unexpected token J, ...\"name\":Jan Kow...").
+ */
+export function serializeError(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  const out = pino.stdSerializers.err(err) as unknown as Record<string, unknown>;
+  const writeErrors = (err as { writeErrors?: unknown }).writeErrors;
+  for (const field of ERROR_PAYLOAD_FIELDS) delete out[field];
+  if (Array.isArray(writeErrors)) {
+    out.writeErrorCount = writeErrors.length;
+    out.writeErrorCodes = [...new Set(writeErrors.map((w: { code?: unknown }) => w?.code))];
+  }
+  if (err instanceof SyntaxError) {
+    const position = /position (\d+)/.exec(err.message)?.[1];
+    out.message = `invalid syntax${position === undefined ? '' : ` near position ${position}`} (the parser's message quotes its input)`;
+    out.stack = typeof out.stack === 'string' ? out.stack.split('\n').slice(1).join('\n') : undefined;
+  }
+  return out;
+}
+
 export function createLogger(service: string, level = 'info', destination?: pino.DestinationStream): Logger {
   return pino(
     {
@@ -40,6 +80,7 @@ export function createLogger(service: string, level = 'info', destination?: pino
       level,
       base: { service },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      serializers: { err: serializeError },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     destination,

@@ -69,6 +69,8 @@ export {
 } from './matching/qualifiers';
 export {
   DEFAULT_THRESHOLD,
+  READING_PENALTY,
+  SHORT_WORD_PENALTY,
   buildIndex,
   screen,
   screenExhaustive,

@@ -1036,7 +1036,7 @@ export const schemaDocuments: ReadonlyArray<Readonly<Record<string, unknown>>> =
     $id: 'https://schemas.crs.local/http/accepted-response.v1.schema.json',
     title: 'CustomerImportResponse',
     description:
-      'Response of POST /core-ws-rest/customer: acceptance (200) or rejection (400/409) of one customer record.',
+      'Response of POST /core-ws-rest/customer: acceptance (200) or rejection (400) of one customer record.',
     type: 'object',
     properties: {
       resultType: { $ref: 'customer-parts.v1.schema.json#/$defs/ResultType' },

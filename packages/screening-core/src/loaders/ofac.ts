@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import { ListFormatError } from '../errors';
+import { describeParseError, ListFormatError } from '../errors';
 import { normalizeCountries } from '../matching/countries';
 import type { EntityType, Identifier, ListEntry, ListInput, ListSnapshot } from '../model';
 import { readInput } from './input';
@@ -105,10 +105,15 @@ function parseOfacCsv(bytes: Buffer, source: string, minColumns: number): string
       bom: true,
     }) as string[][];
   } catch (err) {
-    throw new ListFormatError(source, `not an OFAC CSV file: ${(err as Error).message}`);
+    throw new ListFormatError(source, `not an OFAC CSV file: ${describeParseError(err)}`);
   }
-  const bad = rows.find((r) => r.length < minColumns || !/^\d+$/.test((r[0] ?? '').trim()));
-  if (bad) throw new ListFormatError(source, `unexpected row: ${JSON.stringify(bad).slice(0, 120)}`);
+  const bad = rows.findIndex((r) => r.length < minColumns || !/^\d+$/.test((r[0] ?? '').trim()));
+  // Where, not what: the row holds names.
+  if (bad >= 0)
+    throw new ListFormatError(
+      source,
+      `unexpected row ${bad + 1}: ${rows[bad]!.length} columns (at least ${minColumns}), first one ${/^\d+$/.test((rows[bad]![0] ?? '').trim()) ? 'numeric' : 'not an entry number'}`,
+    );
   return rows;
 }
 

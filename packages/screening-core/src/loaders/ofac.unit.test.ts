@@ -86,4 +86,11 @@ describe('malformed input', () => {
       ListFormatError,
     );
   });
+
+  it('names the bad row by its number, not its content (sanctioned names stay out of the log)', () => {
+    const good = `36,"AEROCARIBBEAN AIRLINES",-0- ,"CUBA"${',-0- '.repeat(8)}\r\n`;
+    const file = `${good}"PUTIN, Vladimir",x\r\n`;
+    expect(() => loadOfacSdn({ primary: Buffer.from(file) }, AT)).toThrow(/unexpected row 2: 2 columns/);
+    expect(() => loadOfacSdn({ primary: Buffer.from(file) }, AT)).not.toThrow(/PUTIN|Vladimir/);
+  });
 });

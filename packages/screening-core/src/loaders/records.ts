@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import { ListFormatError } from '../errors';
+import { describeParseError, ListFormatError } from '../errors';
 import { normalizeCountries } from '../matching/countries';
 import type { EntityType, ListEntry, ListInput, ListSnapshot, ListSource, ScreeningList } from '../model';
 import { readInput } from './input';
@@ -73,13 +73,13 @@ export function loadRecordList(input: ListInput, loadedAt: string, options: Reco
         Partial<ListRecord>
       >;
     } catch (err) {
-      throw new ListFormatError(source, `invalid CSV: ${(err as Error).message}`);
+      throw new ListFormatError(source, `invalid CSV: ${describeParseError(err)}`);
     }
   } else if (first === '[') {
     try {
       records = JSON.parse(textContent) as Array<Partial<ListRecord>>;
     } catch (err) {
-      throw new ListFormatError(source, `invalid JSON: ${(err as Error).message}`);
+      throw new ListFormatError(source, `invalid JSON: ${describeParseError(err)}`);
     }
   } else {
     records = textContent

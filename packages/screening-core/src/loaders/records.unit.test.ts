@@ -39,6 +39,25 @@ describe('INTERNAL_LIST import', () => {
       '{"id":"1","name":"X","entityType":"INDIVIDUAL"}\n{"id":"1","name":"Y","entityType":"INDIVIDUAL"}';
     expect(() => loadInternalList(Buffer.from(dup), AT)).toThrow(/duplicate/);
   });
+
+  it("says where a file is malformed, never what it holds (the error reaches the service's log)", () => {
+    const messageOf = (text: string) => {
+      try {
+        loadInternalList(Buffer.from(text), AT);
+      } catch (err) {
+        expect(err).toBeInstanceOf(ListFormatError);
+        return (err as Error).message;
+      }
+      throw new Error('loaded');
+    };
+    // csv-parse quotes the field value, JSON.parse a piece of the input: both held a name.
+    const csv = messageOf('id,name,entityType\n1,Jan "Johnny" Kowalski,INDIVIDUAL\n');
+    expect(csv).toMatch(/invalid CSV: INVALID_OPENING_QUOTE at line 2/);
+    expect(csv).not.toMatch(/Jan|Johnny|Kowalski/);
+    const json = messageOf('[{"id":"1","name":Jan Kowalski}]');
+    expect(json).toMatch(/invalid JSON/);
+    expect(json).not.toMatch(/Jan|Kowalski/);
+  });
 });
 
 describe('ADVERSE_MEDIA demo set', () => {

@@ -1,5 +1,5 @@
 import { XMLParser } from 'fast-xml-parser';
-import { ListFormatError } from '../errors';
+import { describeParseError, ListFormatError } from '../errors';
 import { normalizeCountries } from '../matching/countries';
 import type { Identifier, ListEntry, ListInput, ListSnapshot } from '../model';
 import { readInput } from './input';
@@ -126,7 +126,7 @@ export function loadUnConsolidated(input: ListInput, loadedAt: string): ListSnap
   try {
     doc = parser.parse(bytes) as Node;
   } catch (err) {
-    throw new ListFormatError('UN', `invalid XML: ${(err as Error).message}`);
+    throw new ListFormatError('UN', `invalid XML: ${describeParseError(err)}`);
   }
   const root = nodes(doc.CONSOLIDATED_LIST)[0];
   if (!root) throw new ListFormatError('UN', 'no CONSOLIDATED_LIST element');

@@ -1,5 +1,12 @@
 import type { ListEntry } from '../model';
-import { buildIndex, DEFAULT_THRESHOLD, scoreEntry, screen, type ScreeningQuery } from '../screening';
+import {
+  buildIndex,
+  DEFAULT_THRESHOLD,
+  scoreEntry,
+  screen,
+  SHORT_WORD_PENALTY,
+  type ScreeningQuery,
+} from '../screening';
 import { normalizeCountry } from './countries';
 import { foldName, nameTokens } from './normalize';
 import { linked, makeToken, tokenSimilarity } from './token';
@@ -231,5 +238,24 @@ describe('qualifiers', () => {
       kind: 'IDENTIFIER',
       outcome: 'CONFLICT',
     });
+  });
+});
+
+describe('short words', () => {
+  const hit = (query: string, listed: string) => scoreEntry({ name: query }, entry([listed]))!;
+
+  it('takes a penalty off a name resting on two different syllables (wang ~ jang, huan ~ ha)', () => {
+    const h = hit('Chang Huan Wang', 'JANG, Chang Ha');
+    expect(h.explanation.nameScore).toBeGreaterThan(DEFAULT_THRESHOLD);
+    expect(h.explanation.shortWordPenalty).toBe(SHORT_WORD_PENALTY);
+    expect(h.score).toBeLessThan(DEFAULT_THRESHOLD);
+  });
+
+  it('does not penalise one approximate syllable, nor two romanisations of the same syllables', () => {
+    expect(hit('Yan Chen', 'YUN, Chen').explanation.shortWordPenalty).toBeUndefined();
+    // Revised Romanization against McCune-Reischauer: jeong ~ jong 0.97, cheol ~ chol 0.97.
+    const h = hit('Kim Jeong Cheol', 'KIM Jong Chol');
+    expect(h.explanation.shortWordPenalty).toBeUndefined();
+    expect(h.score).toBeGreaterThan(0.95);
   });
 });

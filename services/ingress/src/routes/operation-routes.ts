@@ -86,7 +86,8 @@ function checkParam(value: unknown, name: string, required: boolean): FieldError
   }
   if (typeof value !== 'string')
     return fieldError(name, FieldProblems.InvalidType, `${name} must be given once, as a string`);
-  if (value.length > MAX_PARAM)
+  // Characters (code points), as the JSON schemas count a body field's maxLength: "😀" is one, not two.
+  if ([...value].length > MAX_PARAM)
     return fieldError(name, FieldProblems.TooLong, `${name} is longer than ${MAX_PARAM} characters`);
   if (value.includes('\u0000'))
     return fieldError(name, FieldProblems.ForbiddenCharacter, `${name} contains a forbidden character`);

@@ -1,4 +1,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createLogger, createMetricsRegistry } from '@crs/runtime';
@@ -64,5 +66,67 @@ describe('ListCatalog refresh', () => {
     expect(change!.previous!.version).toBe(version);
     expect(change!.diff).toEqual({ added: ['I-3'], changed: ['I-2'], removed: [] });
     expect(catalog.current()[0]!.entryCount).toBe(3);
+  });
+});
+
+describe('ListCatalog over HTTP', () => {
+  it('sends the credentials of a list URL as basic authentication', async () => {
+    const server = createServer((req, res) => {
+      const expected = `Basic ${Buffer.from('reader:s3cret').toString('base64')}`;
+      if (req.headers.authorization !== expected) {
+        res.writeHead(401).end();
+        return;
+      }
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify([{ id: 'I-1', name: 'Ann Example', entityType: 'INDIVIDUAL' }]));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const dir = mkdtempSync(path.join(tmpdir(), 'crs-lists-'));
+      const configFile = path.join(dir, 'lists.json');
+      const file = `http://reader:s3cret@127.0.0.1:${port}/internal.json`;
+      writeFileSync(
+        configFile,
+        JSON.stringify({ sources: [{ format: 'RECORDS', list: 'INTERNAL_LIST', source: 'INTERNAL', file }] }),
+      );
+      const catalog = new ListCatalog({
+        configFile,
+        sharedDataDir: dir,
+        logger: createLogger('test', 'silent'),
+        metrics: createMetricsRegistry('screening-test-http'),
+        clock: () => new Date(),
+      });
+      const [loaded] = await catalog.loadInitial();
+      expect(loaded!.next).toMatchObject({ list: 'INTERNAL_LIST', entryCount: 1 });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('ListCatalog errors', () => {
+  it('never says the credentials or query of a list URL (a publisher key may be in them)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'crs-lists-'));
+    const configFile = path.join(dir, 'lists.json');
+    // Port 9 (discard) on loopback: nothing listens, the read fails at once.
+    const url = 'http://reader:s3cret@127.0.0.1:9/lists/internal.json?apikey=XYZ123';
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        sources: [{ format: 'RECORDS', list: 'INTERNAL_LIST', source: 'INTERNAL', file: url }],
+      }),
+    );
+    const catalog = new ListCatalog({
+      configFile,
+      sharedDataDir: dir,
+      logger: createLogger('test', 'silent'),
+      metrics: createMetricsRegistry('screening-test-errors'),
+      clock: () => new Date(),
+    });
+    const err = (await catalog.loadInitial().catch((e: unknown) => e)) as Error;
+    expect(err.message).toContain('http://127.0.0.1:9/lists/internal.json?…');
+    expect(err.message).not.toMatch(/s3cret|reader|XYZ123/);
   });
 });

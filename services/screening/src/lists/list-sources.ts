@@ -118,13 +118,41 @@ export function demoListsConfig(sharedDataDir: string): ListsConfig {
 async function fetchBytes(location: string, label: string): Promise<Buffer> {
   try {
     if (/^https?:\/\//.test(location)) {
-      const res = await fetch(location, { signal: AbortSignal.timeout(60_000) });
+      // Credentials in the URL (https://user:key@host/...) go as basic authentication: fetch refuses them inline.
+      const url = new URL(location);
+      const headers: Record<string, string> = {};
+      if (url.username || url.password) {
+        const user = decodeURIComponent(url.username);
+        headers.authorization = `Basic ${Buffer.from(`${user}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+        url.username = '';
+        url.password = '';
+      }
+      const res = await fetch(url, { headers, signal: AbortSignal.timeout(60_000) });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       return Buffer.from(await res.arrayBuffer());
     }
     return await readFile(location);
   } catch (err) {
-    throw new ListFormatError(label, `cannot read ${location}: ${(err as Error).message}`);
+    // The reason, with the location as printable as above (fetch quotes the URL it was given).
+    const cause = (err as { cause?: { code?: unknown } }).cause?.code;
+    const reason = `${(err as Error).message}${typeof cause === 'string' ? ` (${cause})` : ''}`
+      .split(location)
+      .join(printableLocation(location));
+    throw new ListFormatError(label, `cannot read ${printableLocation(location)}: ${reason}`);
+  }
+}
+
+/**
+ * A list location as it may be logged: a URL without its credentials, query and fragment (a publisher's
+ * API key often travels in one of them); a file path as it is.
+ */
+export function printableLocation(location: string): string {
+  if (!/^https?:\/\//.test(location)) return location;
+  try {
+    const url = new URL(location);
+    return `${url.protocol}//${url.host}${url.pathname}${url.search ? '?…' : ''}`;
+  } catch {
+    return '(unparseable URL)';
   }
 }
 

@@ -3,7 +3,7 @@ import type { ResultType } from './customer-parts.v1';
 import type { FieldError } from './field-error.v1';
 
 /**
- * Response of POST /core-ws-rest/customer: acceptance (200) or rejection (400/409) of one customer record.
+ * Response of POST /core-ws-rest/customer: acceptance (200) or rejection (400) of one customer record.
  */
 export type CustomerImportResponse = {
   resultType: ResultType;

@@ -1,0 +1,57 @@
+import { Writable } from 'node:stream';
+import { createLogger } from './logger';
+
+/** A logger writing to memory: what would reach the log, as text. */
+function capture(): { logger: ReturnType<typeof createLogger>; text: () => string } {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  return { logger: createLogger('test', 'info', sink), text: () => lines.join('') };
+}
+
+describe('logger', () => {
+  it('drops the documents a MongoDB bulk-write error carries, keeping how many failed and why', () => {
+    const { logger, text } = capture();
+    // The driver's shape: every failed operation of an insertMany, with its whole document in `op`.
+    const err = Object.assign(new Error('E11000 duplicate key error collection: crs.screenings'), {
+      code: 11000,
+      writeErrors: [
+        { index: 0, code: 11000, op: { _id: 'e1', hits: [{ matchedName: 'PUTIN, Vladimir' }] } },
+        { index: 1, code: 2, op: { _id: 'e2', firstName: 'Jan', nationalCode: '85010112345' } },
+      ],
+      result: { insertedIds: { 0: 'e1' } },
+      errorResponse: { writeErrors: [{ op: { lastName: 'Kowalski' } }] },
+    });
+    logger.error({ err }, 'handler failed; retrying');
+    const line = JSON.parse(text()) as { err: Record<string, unknown> };
+    expect(text()).not.toMatch(/PUTIN|Jan|85010112345|Kowalski/);
+    expect(line.err).toMatchObject({ code: 11000, writeErrorCount: 2, writeErrorCodes: [11000, 2] });
+    expect(line.err.message).toMatch(/E11000/);
+  });
+
+  it("withholds a JSON syntax error's message, which quotes the input", () => {
+    const { logger, text } = capture();
+    let err: unknown;
+    try {
+      JSON.parse('{"firstName":Jan Kowalski}');
+    } catch (e) {
+      err = e;
+    }
+    logger.warn({ err }, 'undecodable message skipped');
+    expect(text()).not.toMatch(/Jan|Kowalski/);
+    expect((JSON.parse(text()) as { err: { message: string } }).err.message).toMatch(/invalid syntax/);
+  });
+
+  it('redacts personal fields and the authorization header', () => {
+    const { logger, text } = capture();
+    logger.info({
+      customer: { firstName: 'Jan', birthDate: '1985-01-01' },
+      headers: { authorization: 'Bearer x' },
+    });
+    expect(text()).not.toMatch(/Jan|1985|Bearer/);
+  });
+});
