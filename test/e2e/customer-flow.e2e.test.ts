@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { verifyCallback } from '@crs/auth';
-import { ProjectionCatalog } from '@crs/store';
+import { OwnedCollections, ProjectionCatalog } from '@crs/store';
 import { TestCluster, TestReceiver, callbackJwks, eventually, localToken, uniqueId } from '@crs/testing';
 
 /**
@@ -287,5 +288,56 @@ describe('customer flow end to end', () => {
     const again = await post('/core-ws-rest/customer', customer(uniqueId('cust'), comm));
     expect(again.status).toBe(400);
     expect(await again.json()).toMatchObject({ resultType: 'REQUEST_REJECTED', errorCode: 'O001' });
+  });
+
+  it('a retry reclaims the reservation of an attempt that died before answering; a decided one keeps its O001', async () => {
+    const reservations = db.collection<{ _id: string; commandId: string; reservedAt: Date }>(
+      OwnedCollections.reservations,
+    );
+    // The _id of a reservation, as the runbook gives it: <length of businessUnit>:<businessUnit>:<communicationNumber>.
+    const reservationId = (comm: string) => `4:DEMO:${comm}`;
+    const hourAgo = new Date(Date.now() - 3600_000);
+    // What an ingress killed between reserving and publishing leaves: a reservation whose command never
+    // reached the log (older than RESERVATION_ORPHAN_AFTER_SEC, 15 minutes by default).
+    const orphanComm = uniqueId('comm');
+    const orphanExtId = uniqueId('cust');
+    await reservations.insertOne({
+      _id: reservationId(orphanComm),
+      businessUnit: 'DEMO',
+      communicationNumber: orphanComm,
+      customerExtId: orphanExtId,
+      reservedAt: hourAgo,
+      commandId: randomUUID(),
+    } as never);
+    const retry = await post('/core-ws-rest/customer', customer(orphanExtId, orphanComm));
+    expect(retry.status).toBe(200);
+    expect(await retry.json()).toMatchObject({
+      resultType: 'REQUEST_ACCEPTED',
+      communicationNumber: orphanComm,
+    });
+    await eventually(
+      async () => {
+        const r = await get(`/api/integration-services/v1/communications-events/${orphanComm}`);
+        return r.status === 200 && ((await r.json()) as { events: unknown[] }).events.length > 0;
+      },
+      60000,
+      'the reclaimed request decided',
+    );
+
+    // A request that was decided keeps its communicationNumber however old its reservation is.
+    const usedComm = uniqueId('comm');
+    expect((await post('/core-ws-rest/customer', customer(uniqueId('cust'), usedComm))).status).toBe(200);
+    await eventually(
+      async () => {
+        const r = await get(`/api/integration-services/v1/communications-events/${usedComm}`);
+        return r.status === 200 && ((await r.json()) as { events: unknown[] }).events.length > 0;
+      },
+      60000,
+      'the first request decided',
+    );
+    await reservations.updateOne({ _id: reservationId(usedComm) }, { $set: { reservedAt: hourAgo } });
+    const again = await post('/core-ws-rest/customer', customer(uniqueId('cust'), usedComm));
+    expect(again.status).toBe(400);
+    expect(await again.json()).toMatchObject({ errorCode: 'O001' });
   });
 });

@@ -3,10 +3,18 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Db, MongoClient } from 'mongodb';
-import { Gauge, Health, Histogram, createMetricsRegistry, type Logger, type Registry } from '@crs/runtime';
+import {
+  Counter,
+  Gauge,
+  Health,
+  Histogram,
+  createMetricsRegistry,
+  type Logger,
+  type Registry,
+} from '@crs/runtime';
 import { ErrorCodes, buildOpenApi, createValidators, renderDocsHtml } from '@crs/contracts';
 import { createTokenVerifier } from '@crs/auth';
-import { DurablePublisher, setUpMessaging } from '@crs/messaging';
+import { DurablePublisher, deriveEventId, setUpMessaging } from '@crs/messaging';
 import { ProjectionCatalog, connectMongo, watchMongo, type MongoWatchdog } from '@crs/store';
 import { ClassifierStore } from './classifiers/classifier-store';
 import { demoClassifiers } from './classifiers/demo-classifiers';
@@ -52,6 +60,11 @@ export function buildIngress(
   let publisher: DurablePublisher | undefined;
   let gateway: CommandGateway | undefined;
   let draining = false;
+  const reclaimed = new Counter({
+    name: 'reservations_reclaimed_total',
+    help: 'orphan communicationNumber reservations (attempt died before answering, command never decided) reclaimed by a retry',
+    registers: [metrics],
+  });
   new Gauge({
     name: 'reservations_unreleased',
     help: 'communicationNumber reservations of failed requests whose release is still being retried',
@@ -195,14 +208,27 @@ export function buildIngress(
         issuer: config.AUTH_ISSUER,
         audience: config.AUTH_AUDIENCE,
       });
+      const catalog = new ProjectionCatalog(db);
       gateway = new CommandGateway(db, publisher, topics.customerCommands, clock, {
         onReleaseFailed: (err, pending) =>
           logger.warn(
             { err, pending },
             'releasing a communicationNumber reservation failed; retrying in the background',
           ),
+        orphanAfterMs: config.RESERVATION_ORPHAN_AFTER_SEC * 1000,
+        decided: async (commandId) => {
+          const events = await catalog.collection<{ _id: string }>('communication_events');
+          return (
+            (await events.findOne({ _id: deriveEventId(commandId, 0) }, { projection: { _id: 1 } })) !== null
+          );
+        },
+        onReclaimed: (key) => {
+          reclaimed.inc();
+          // The key is the business unit and the communicationNumber: technical identifiers.
+          logger.info({ key }, 'orphan communicationNumber reservation reclaimed by a retry');
+        },
       });
-      const app = build({ gateway, classifiers, catalog: new ProjectionCatalog(db), verifier, db });
+      const app = build({ gateway, classifiers, catalog, verifier, db });
       health.addReadinessCheck('mongo', () => watchdog!.ping());
       health.addReadinessCheck('kafka', () => publisher?.isConnected() ?? false);
       server = createServer(app);

@@ -43,6 +43,16 @@ export interface CommandGatewayOptions {
   releaseRetryMaxMs?: number;
   /** Told about each reservation whose release failed and is kept for the background retry. */
   onReleaseFailed?: (err: unknown, pending: number) => void;
+  /**
+   * A reservation older than this whose command was never decided is an orphan: its attempt died between
+   * reserving and answering (an ingress killed mid-request, whose process forgot what it must release).
+   * A retry reclaims it instead of getting O001. 0 or unset: never (then `decided` is not needed).
+   */
+  orphanAfterMs?: number;
+  /** Whether the command with this id was decided: its first event is in the event log's projection. */
+  decided?: (commandId: string) => Promise<boolean>;
+  /** Told about each orphan a retry reclaimed (its key: business unit and communicationNumber). */
+  onReclaimed?: (key: string) => void;
 }
 
 export class CommandGateway {
@@ -87,9 +97,12 @@ export class CommandGateway {
     // findOne by _id alone: FerretDB v1 pushes that down to SQLite, while countDocuments (an aggregation)
     // reads the whole collection (docs/decisions/0008).
     const key = CommandGateway.key(businessUnit, communicationNumber);
-    const doc = await this.reservations.findOne({ _id: key }, { projection: { commandId: 1 } });
+    const doc = await this.reservations.findOne(
+      { _id: key },
+      { projection: { commandId: 1, reservedAt: 1 } },
+    );
     // A reservation waiting for its release belongs to an attempt that was never acknowledged.
-    return doc !== null && this.unreleased.get(key) !== doc.commandId;
+    return doc !== null && this.unreleased.get(key) !== doc.commandId && !(await this.isOrphan(doc));
   }
 
   /** Reserves every communicationNumber and publishes the commands of those reserved; returns per item. */
@@ -150,12 +163,43 @@ export class CommandGateway {
     try {
       await this.reservations.insertOne(doc);
     } catch (err) {
+      if ((err as { code?: number }).code !== 11000) throw err;
       const stale = this.unreleased.get(doc._id);
-      if ((err as { code?: number }).code !== 11000 || stale === undefined) throw err;
-      await this.releaseOne(doc._id, stale);
-      this.unreleased.delete(doc._id);
+      if (stale !== undefined) {
+        await this.releaseOne(doc._id, stale);
+        this.unreleased.delete(doc._id);
+      } else if (!(await this.reclaimOrphan(doc._id))) {
+        throw err;
+      }
       await this.reservations.insertOne(doc);
     }
+  }
+
+  /**
+   * An orphan ({@link CommandGatewayOptions.orphanAfterMs}): old enough that its attempt cannot still be
+   * publishing, and no event of its command was projected. If the command did reach the log after all
+   * (the decider or projector behind by more than the age), the retry's command is a repeat of the same
+   * communicationNumber for the same customer, which the decider ignores: no effect happens twice.
+   */
+  private async isOrphan(held: Pick<ReservationDoc, 'commandId' | 'reservedAt'>): Promise<boolean> {
+    const { orphanAfterMs, decided } = this.options;
+    if (!orphanAfterMs || !decided) return false;
+    if (this.clock().getTime() - new Date(held.reservedAt).getTime() < orphanAfterMs) return false;
+    return !(await decided(held.commandId));
+  }
+
+  /** Removes an orphan reservation of `key`; false when the reservation is not one (O001 stands). */
+  private async reclaimOrphan(key: string): Promise<boolean> {
+    const held = await this.reservations.findOne(
+      { _id: key },
+      { projection: { commandId: 1, reservedAt: 1 } },
+    );
+    if (held === null) return true; // released in the meantime
+    if (!(await this.isOrphan(held))) return false;
+    // Only that reservation: a concurrent retry may have reclaimed it and reserved anew.
+    await this.reservations.deleteOne({ _id: key, commandId: held.commandId });
+    this.options.onReclaimed?.(key);
+    return true;
   }
   /** Publishes a command that needs no communicationNumber reservation (overrides, re-evaluations). */
   async publishOnly(item: PendingCommand): Promise<string> {

@@ -12,6 +12,10 @@ const spec = {
   MAX_BATCH_SIZE: num({ default: 1000, desc: 'customers per batch request' }),
   MAX_BODY_BYTES: num({ default: 10 * 1024 * 1024, desc: 'largest accepted request body' }),
   KAFKA_ACK_TIMEOUT_MS: num({ default: 5000 }),
+  RESERVATION_ORPHAN_AFTER_SEC: num({
+    default: 900,
+    desc: 'a communicationNumber reservation this old whose command was never decided is reclaimed by a retry; 0 = never',
+  }),
   RETRY_AFTER_SECONDS: num({ default: 5 }),
   SEED_DEMO_CLASSIFIERS: bool({ default: true, desc: 'seed classifiers of business unit DEMO on start' }),
   CLASSIFIER_CACHE_MS: num({ default: 30000 }),
