@@ -309,6 +309,10 @@ describe('customer flow end to end', () => {
       reservedAt: hourAgo,
       commandId: randomUUID(),
     } as never);
+    // Only a retry of the same customer reclaims it: another customer's request with the number is refused.
+    const other = await post('/core-ws-rest/customer', customer(uniqueId('cust'), orphanComm));
+    expect(other.status).toBe(400);
+    expect(await other.json()).toMatchObject({ errorCode: 'O001' });
     const retry = await post('/core-ws-rest/customer', customer(orphanExtId, orphanComm));
     expect(retry.status).toBe(200);
     expect(await retry.json()).toMatchObject({
@@ -324,9 +328,11 @@ describe('customer flow end to end', () => {
       'the reclaimed request decided',
     );
 
-    // A request that was decided keeps its communicationNumber however old its reservation is.
+    // A request that reached the decider keeps its communicationNumber however old its reservation is,
+    // even for the same customer's retry.
     const usedComm = uniqueId('comm');
-    expect((await post('/core-ws-rest/customer', customer(uniqueId('cust'), usedComm))).status).toBe(200);
+    const usedExtId = uniqueId('cust');
+    expect((await post('/core-ws-rest/customer', customer(usedExtId, usedComm))).status).toBe(200);
     await eventually(
       async () => {
         const r = await get(`/api/integration-services/v1/communications-events/${usedComm}`);
@@ -336,7 +342,7 @@ describe('customer flow end to end', () => {
       'the first request decided',
     );
     await reservations.updateOne({ _id: reservationId(usedComm) }, { $set: { reservedAt: hourAgo } });
-    const again = await post('/core-ws-rest/customer', customer(uniqueId('cust'), usedComm));
+    const again = await post('/core-ws-rest/customer', customer(usedExtId, usedComm));
     expect(again.status).toBe(400);
     expect(await again.json()).toMatchObject({ errorCode: 'O001' });
   });

@@ -65,10 +65,23 @@ export function serializeError(err: unknown): unknown {
     out.writeErrorCount = writeErrors.length;
     out.writeErrorCodes = [...new Set(writeErrors.map((w: { code?: unknown }) => w?.code))];
   }
-  if (err instanceof SyntaxError) {
-    const position = /position (\d+)/.exec(err.message)?.[1];
-    out.message = `invalid syntax${position === undefined ? '' : ` near position ${position}`} (the parser's message quotes its input)`;
-    out.stack = typeof out.stack === 'string' ? out.stack.split('\n').slice(1).join('\n') : undefined;
+  // pino appends the messages and stacks of the causes: a SyntaxError anywhere in the chain is withheld.
+  const chain: unknown[] = [];
+  for (let e: unknown = err; e instanceof Error && chain.length < 10; e = (e as { cause?: unknown }).cause)
+    chain.push(e);
+  if (chain.some((e) => e instanceof SyntaxError)) {
+    const position = chain
+      .filter((e): e is SyntaxError => e instanceof SyntaxError)
+      .map((e) => /position (\d+)/.exec(e.message)?.[1])
+      .find((p) => p !== undefined);
+    const withheld = `invalid syntax${position === undefined ? '' : ` near position ${position}`} (the parser's message quotes its input)`;
+    out.message = err instanceof SyntaxError ? withheld : `${err.message}: ${withheld}`;
+    // The frames of the outermost error only, without any message line.
+    out.stack = (err.stack ?? '')
+      .split('\n')
+      .filter((line) => /^\s+at /.test(line))
+      .join('\n');
+    delete out.cause;
   }
   return out;
 }

@@ -46,6 +46,21 @@ describe('logger', () => {
     expect((JSON.parse(text()) as { err: { message: string } }).err.message).toMatch(/invalid syntax/);
   });
 
+  it("withholds a syntax error's message wrapped as the cause of another error", () => {
+    const { logger, text } = capture();
+    let cause: unknown;
+    try {
+      JSON.parse('{"file": https://svc:s3cr3tKey@lists.example/sdn.csv}');
+    } catch (e) {
+      cause = e;
+    }
+    logger.error({ err: new Error('lists config unreadable', { cause }) }, 'refresh failed');
+    expect(text()).not.toMatch(/s3cr3tKey|svc:/);
+    expect((JSON.parse(text()) as { err: { message: string } }).err.message).toMatch(
+      /^lists config unreadable: invalid syntax/,
+    );
+  });
+
   it('redacts personal fields and the authorization header', () => {
     const { logger, text } = capture();
     logger.info({

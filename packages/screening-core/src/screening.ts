@@ -60,6 +60,7 @@ export interface ScreeningOptions {
 
 export interface HitExplanation {
   matchedName: string;
+  /** The query name's words as written (for a hit through a reading too: its words are in `tokenPairs`). */
   queryTokens: string[];
   candidateTokens: string[];
   tokenPairs: TokenPair[];
@@ -395,7 +396,10 @@ function validate(query: ScreeningQuery): void {
 interface Scored {
   entry: number;
   name: Pick<IndexedName, 'raw' | 'tokens'>;
+  /** The name's score after the name-level rules ({@link nameRules}), before the qualifiers. */
   score: number;
+  /** The short-word penalty taken off `score`. */
+  penalty: number;
   explain: () => NameComparison;
 }
 
@@ -413,13 +417,57 @@ export const SHORT_WORD_SAME = 0.95;
  */
 export const SHORT_WORD_PENALTY = 0.08;
 
-function shortWordPenalty(pairs: readonly TokenPair[]): number {
+/**
+ * The rules on a name's alignment, applied to every name before its entry's best is chosen (an alias
+ * that passes them beats one that does not): the short-word penalty (initials are not syllables: an
+ * initial meets a word at 0.75 by design), and for a reading at most one inexact word pair
+ * ({@link READING_PENALTY}). The penalty, or undefined when the name cannot match through a reading.
+ */
+function nameRules(pairs: readonly TokenPair[], reading: boolean): number | undefined {
+  let inexact = 0;
   let different = 0;
   for (const p of pairs) {
-    if (p.similarity >= SHORT_WORD_SAME) continue;
+    if (p.similarity < 1) inexact += 1;
+    if (p.similarity >= SHORT_WORD_SAME || p.query.length === 1 || p.candidate.length === 1) continue;
     if (p.query.length <= SHORT_WORD_LETTERS && p.candidate.length <= SHORT_WORD_LETTERS) different += 1;
   }
+  if (reading && inexact > 1) return undefined;
   return different >= 2 ? SHORT_WORD_PENALTY : 0;
+}
+
+/** Words that could make a short-word pair: 2 to SHORT_WORD_LETTERS letters. */
+function shortWords(tokens: readonly Token[]): number {
+  let n = 0;
+  for (const t of tokens) if (t.text.length > 1 && t.text.length <= SHORT_WORD_LETTERS) n += 1;
+  return n;
+}
+
+/**
+ * Offers a scored name as its entry's best: only if it could still reach the floor with the qualifiers
+ * is it aligned again with its similarities (`compare`) for the rules of {@link nameRules}, and only
+ * when they can apply: through a reading, or with two short words on both sides (`queryShort` is the
+ * query's count). Otherwise the alignment waits until the name becomes a hit.
+ */
+function offer(
+  best: Map<number, Scored>,
+  entry: number,
+  name: Pick<IndexedName, 'raw' | 'tokens'>,
+  score: number,
+  floor: number,
+  reading: boolean,
+  queryShort: number,
+  compare: () => NameComparison,
+): void {
+  if (score + MAX_QUALIFIER_RAISE < floor) return;
+  if (!reading && (queryShort < 2 || shortWords(name.tokens) < 2)) {
+    if (better(best, entry, score, floor))
+      best.set(entry, { entry, name, score, penalty: 0, explain: compare });
+    return;
+  }
+  const comparison = compare();
+  const penalty = nameRules(comparison.pairs, reading);
+  if (penalty === undefined || !better(best, entry, score - penalty, floor)) return;
+  best.set(entry, { entry, name, score: score - penalty, penalty, explain: () => comparison });
 }
 
 function finish(
@@ -433,13 +481,9 @@ function finish(
   for (const s of best.values()) {
     const entry = index.entries[s.entry]!;
     const qualifiers = qualify(query, entry);
-    const qualified = s.score + qualifiers.reduce((a, q) => a + q.delta, 0);
-    const threshold = thresholdFor(options, entry.list);
-    if (qualified < threshold) continue;
+    const score = round(Math.min(1, Math.max(0, s.score + qualifiers.reduce((a, q) => a + q.delta, 0))));
+    if (score < thresholdFor(options, entry.list)) continue;
     const comparison = s.explain();
-    const penalty = shortWordPenalty(comparison.pairs);
-    const score = round(Math.min(1, Math.max(0, qualified - penalty)));
-    if (score < threshold) continue;
     hits.push({
       list: entry.list,
       source: entry.source,
@@ -455,7 +499,7 @@ function finish(
         tokenPairs: comparison.pairs,
         nameScore: round(comparison.score),
         qualifiers,
-        ...(penalty > 0 ? { shortWordPenalty: penalty } : {}),
+        ...(s.penalty > 0 ? { shortWordPenalty: s.penalty } : {}),
       },
     });
   }
@@ -683,13 +727,14 @@ function collectCandidates(
  */
 export function screen(index: ScreeningIndex, query: ScreeningQuery, options: ScreeningOptions = {}): Hit[] {
   validate(query);
-  return withReadings(index.reader, query, options, (q, reading) => screenName(index, q, options, reading));
+  return withReadings(index.reader, query, options, (q, reading, o) => screenName(index, q, o, reading));
 }
 
 /**
- * One name. A reading links list names by exact words only: a hit through it may rest on one inexact word
- * at most (see {@link READING_PENALTY}), so names it only meets through phonetic or one-edit keys of short
- * syllables could never become hits, and scoring them was most of a reading's cost.
+ * One name. A reading collects list names by the exact key of its words only (list words carry it for their
+ * one-deletion variants too): a hit through it may rest on one inexact word pair at most (see
+ * {@link READING_PENALTY}), so names it only meets through phonetic or skeleton keys of short syllables
+ * could rarely become hits, and scoring them was most of a reading's cost.
  */
 function screenName(
   index: ScreeningIndex,
@@ -698,6 +743,7 @@ function screenName(
   reading = false,
 ): Hit[] {
   const side = prepareQuery(index, query);
+  const queryShort = shortWords(side.tokens);
   const floor = minThreshold(options);
   const scratch = scratchOf(index);
   const queryStamp = scratch.tick(true);
@@ -713,12 +759,11 @@ function screenName(
     if (scratch.nameState[3 * nameId + 2]! < requiredFor(queryWords, index.nameWords[nameId]!)) continue;
     if (allowed[index.nameKind[nameId]!] === 0) continue;
     const score = scoreName(index, scratch, side, queryStamp, nameId);
-    const entry = index.nameEntry[nameId]!;
-    if (!better(best, entry, score, floor)) continue;
     const name = index.names[nameId]!;
-    // Explained (the alignment redone with its similarities) only if it becomes a hit.
-    const explain = () => explainNames(side, name, screeningSimilarity);
-    best.set(entry, { entry, name, score, explain });
+    // Aligned again with its similarities only if it could reach the floor.
+    offer(best, index.nameEntry[nameId]!, name, score, floor, reading, queryShort, () =>
+      explainNames(side, name, screeningSimilarity),
+    );
   }
   return finish(index, best, query, side.tokens, options);
 }
@@ -733,8 +778,8 @@ export function screenExhaustive(
   options: ScreeningOptions = {},
 ): Hit[] {
   validate(query);
-  return withReadings(index.reader, query, options, (q, reading) =>
-    screenNameExhaustive(index, q, options, reading),
+  return withReadings(index.reader, query, options, (q, reading, o) =>
+    screenNameExhaustive(index, q, o, reading),
   );
 }
 
@@ -745,14 +790,14 @@ function screenNameExhaustive(
   reading: boolean,
 ): Hit[] {
   const side = prepareQuery(index, query);
+  const queryShort = shortWords(side.tokens);
   const floor = minThreshold(options);
   const best = new Map<number, Scored>();
   for (const name of index.names) {
     if (!entryAllowed(index.entries[name.entry]!, query)) continue;
     if (countLinks(side, name, reading) < requiredLinks(side.tokens, name.tokens)) continue;
     const comparison = explainNames(side, name, tokenSimilarity);
-    if (better(best, name.entry, comparison.score, floor))
-      best.set(name.entry, { entry: name.entry, name, score: comparison.score, explain: () => comparison });
+    offer(best, name.entry, name, comparison.score, floor, reading, queryShort, () => comparison);
   }
   return finish(index, best, query, side.tokens, options);
 }
@@ -764,23 +809,25 @@ export function scoreEntry(
   reader: NameReader = KOREAN_READER,
 ): Hit | undefined {
   validate(query);
-  return withReadings(reader, query, { limit: 1 }, (q) => scoreEntryName(q, entry))[0];
+  return withReadings(reader, query, { threshold: 0, limit: 1 }, (q, reading) =>
+    scoreEntryName(q, entry, reading),
+  )[0];
 }
 
-function scoreEntryName(query: ScreeningQuery, entry: ListEntry): Hit[] {
+function scoreEntryName(query: ScreeningQuery, entry: ListEntry, reading: boolean): Hit[] {
   const cache = new TokenCache(1000);
   const side = prepareQuery(
     { tokenCache: cache, compoundCache: new TokenCache(1000, makeCompoundToken) },
     query,
   );
+  const queryShort = shortWords(side.tokens);
   const kind = nameKind(entry.entityType);
   const best = new Map<number, Scored>();
   for (const raw of entry.names) {
     const tokens = prepareName(raw, kind, cache);
     if (tokens.length === 0) continue;
     const comparison = compareSides(side, withCompounds(tokens, makeCompoundToken), tokenSimilarity);
-    if (better(best, 0, comparison.score, 0))
-      best.set(0, { entry: 0, name: { raw, tokens }, score: comparison.score, explain: () => comparison });
+    offer(best, 0, { raw, tokens }, comparison.score, 0, reading, queryShort, () => comparison);
   }
   return finish({ entries: [entry] }, best, query, side.tokens, { threshold: 0, limit: 1 });
 }
@@ -802,11 +849,16 @@ function withReadings(
   reader: NameReader,
   query: ScreeningQuery,
   options: ScreeningOptions,
-  run: (query: ScreeningQuery, reading: boolean) => Hit[],
+  run: (query: ScreeningQuery, reading: boolean, options: ScreeningOptions) => Hit[],
 ): Hit[] {
-  const hits = run(query, false);
+  const hits = run(query, false, options);
   const readings = reader(query.name);
   if (readings.length === 0) return hits;
+  // The name as written, in the explanation of a hit through a reading too: suppression of a decided
+  // hit is keyed by it (a corrected name must bring the hit back even when both read the same).
+  const written = [...new Set(nameTokens(query.name, nameKind(query.entityType)))];
+  // Every hit of a reading: the limit applies to the merged, penalised list.
+  const unlimited = { ...options, limit: Number.MAX_SAFE_INTEGER };
   const best = new Map<string, Hit>();
   const keep = (hit: Hit) => {
     const key = `${hit.source}\u0000${hit.entryId}`;
@@ -815,11 +867,10 @@ function withReadings(
   };
   hits.forEach(keep);
   for (const reading of readings) {
-    for (const hit of run({ ...query, name: reading.name }, true)) {
+    for (const hit of run({ ...query, name: reading.name }, true, unlimited)) {
       const score = round(hit.score - READING_PENALTY);
       if (score < thresholdFor(options, hit.list)) continue;
-      if (hit.explanation.tokenPairs.filter((p) => p.similarity < 1).length > 1) continue;
-      keep({ ...hit, score, explanation: { ...hit.explanation, reading } });
+      keep({ ...hit, score, explanation: { ...hit.explanation, queryTokens: written, reading } });
     }
   }
   return [...best.values()].sort(byRank).slice(0, options.limit ?? 20);

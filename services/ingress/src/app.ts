@@ -14,7 +14,7 @@ import {
 } from '@crs/runtime';
 import { ErrorCodes, buildOpenApi, createValidators, renderDocsHtml } from '@crs/contracts';
 import { createTokenVerifier } from '@crs/auth';
-import { DurablePublisher, deriveEventId, setUpMessaging } from '@crs/messaging';
+import { DurablePublisher, setUpMessaging } from '@crs/messaging';
 import { ProjectionCatalog, connectMongo, watchMongo, type MongoWatchdog } from '@crs/store';
 import { ClassifierStore } from './classifiers/classifier-store';
 import { demoClassifiers } from './classifiers/demo-classifiers';
@@ -62,7 +62,7 @@ export function buildIngress(
   let draining = false;
   const reclaimed = new Counter({
     name: 'reservations_reclaimed_total',
-    help: 'orphan communicationNumber reservations (attempt died before answering, command never decided) reclaimed by a retry',
+    help: 'orphan communicationNumber reservations (attempt died before answering, number on no event) reclaimed by a retry of the same customer',
     registers: [metrics],
   });
   new Gauge({
@@ -216,11 +216,13 @@ export function buildIngress(
             'releasing a communicationNumber reservation failed; retrying in the background',
           ),
         orphanAfterMs: config.RESERVATION_ORPHAN_AFTER_SEC * 1000,
-        decided: async (commandId) => {
+        used: async (businessUnit, communicationNumber) => {
           const events = await catalog.collection<{ _id: string }>('communication_events');
-          return (
-            (await events.findOne({ _id: deriveEventId(commandId, 0) }, { projection: { _id: 1 } })) !== null
+          const found = await events.findOne(
+            { businessUnit, communicationNumber },
+            { projection: { _id: 1 } },
           );
+          return found !== null;
         },
         onReclaimed: (key) => {
           reclaimed.inc();

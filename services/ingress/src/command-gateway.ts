@@ -49,8 +49,11 @@ export interface CommandGatewayOptions {
    * A retry reclaims it instead of getting O001. 0 or unset: never (then `decided` is not needed).
    */
   orphanAfterMs?: number;
-  /** Whether the command with this id was decided: its first event is in the event log's projection. */
-  decided?: (commandId: string) => Promise<boolean>;
+  /**
+   * Whether any event in the log's projection carries this communicationNumber of the business unit: a
+   * request that reached the decider (applied, rejected or a repeat of another) leaves one.
+   */
+  used?: (businessUnit: string, communicationNumber: string) => Promise<boolean>;
   /** Told about each orphan a retry reclaimed (its key: business unit and communicationNumber). */
   onReclaimed?: (key: string) => void;
 }
@@ -93,16 +96,14 @@ export class CommandGateway {
     return `${businessUnit.length}:${businessUnit}:${communicationNumber}`;
   }
 
-  async isUsed(businessUnit: string, communicationNumber: string): Promise<boolean> {
+  async isUsed(businessUnit: string, communicationNumber: string, customerExtId: string): Promise<boolean> {
     // findOne by _id alone: FerretDB v1 pushes that down to SQLite, while countDocuments (an aggregation)
     // reads the whole collection (docs/decisions/0008).
     const key = CommandGateway.key(businessUnit, communicationNumber);
-    const doc = await this.reservations.findOne(
-      { _id: key },
-      { projection: { commandId: 1, reservedAt: 1 } },
-    );
+    const doc = await this.reservations.findOne({ _id: key });
     // A reservation waiting for its release belongs to an attempt that was never acknowledged.
-    return doc !== null && this.unreleased.get(key) !== doc.commandId && !(await this.isOrphan(doc));
+    if (doc === null || this.unreleased.get(key) === doc.commandId) return false;
+    return !(await this.isOrphan(doc, customerExtId));
   }
 
   /** Reserves every communicationNumber and publishes the commands of those reserved; returns per item. */
@@ -168,7 +169,7 @@ export class CommandGateway {
       if (stale !== undefined) {
         await this.releaseOne(doc._id, stale);
         this.unreleased.delete(doc._id);
-      } else if (!(await this.reclaimOrphan(doc._id))) {
+      } else if (!(await this.reclaimOrphan(doc._id, item.customerExtId))) {
         throw err;
       }
       await this.reservations.insertOne(doc);
@@ -176,26 +177,25 @@ export class CommandGateway {
   }
 
   /**
-   * An orphan ({@link CommandGatewayOptions.orphanAfterMs}): old enough that its attempt cannot still be
-   * publishing, and no event of its command was projected. If the command did reach the log after all
-   * (the decider or projector behind by more than the age), the retry's command is a repeat of the same
-   * communicationNumber for the same customer, which the decider ignores: no effect happens twice.
+   * An orphan, for a retry of `customerExtId` ({@link CommandGatewayOptions.orphanAfterMs}): reserved for
+   * that same customer, old enough that its attempt cannot still be publishing, and no event in the log
+   * carries its communicationNumber. If its command did reach the log after all (the decider or projector
+   * behind by more than the age), the retry's command repeats the communicationNumber for the same
+   * customer, which the decider ignores (and the events then make the number used for good): no effect
+   * happens twice, and another customer never gets the number.
    */
-  private async isOrphan(held: Pick<ReservationDoc, 'commandId' | 'reservedAt'>): Promise<boolean> {
-    const { orphanAfterMs, decided } = this.options;
-    if (!orphanAfterMs || !decided) return false;
+  private async isOrphan(held: ReservationDoc, customerExtId: string): Promise<boolean> {
+    const { orphanAfterMs, used } = this.options;
+    if (!orphanAfterMs || !used || held.customerExtId !== customerExtId) return false;
     if (this.clock().getTime() - new Date(held.reservedAt).getTime() < orphanAfterMs) return false;
-    return !(await decided(held.commandId));
+    return !(await used(held.businessUnit, held.communicationNumber));
   }
 
   /** Removes an orphan reservation of `key`; false when the reservation is not one (O001 stands). */
-  private async reclaimOrphan(key: string): Promise<boolean> {
-    const held = await this.reservations.findOne(
-      { _id: key },
-      { projection: { commandId: 1, reservedAt: 1 } },
-    );
+  private async reclaimOrphan(key: string, customerExtId: string): Promise<boolean> {
+    const held = await this.reservations.findOne({ _id: key });
     if (held === null) return true; // released in the meantime
-    if (!(await this.isOrphan(held))) return false;
+    if (!(await this.isOrphan(held, customerExtId))) return false;
     // Only that reservation: a concurrent retry may have reclaimed it and reserved anew.
     await this.reservations.deleteOne({ _id: key, commandId: held.commandId });
     this.options.onReclaimed?.(key);
@@ -242,7 +242,8 @@ export class CommandGateway {
   /** Deletes the reservation only if it is still this attempt's. */
   private async releaseOne(key: string, commandId: string): Promise<void> {
     const doc = await this.reservations.findOne({ _id: key }, { projection: { commandId: 1 } });
-    if (doc?.commandId === commandId) await this.reservations.deleteOne({ _id: key });
+    // The filter names the command too: another attempt may have taken the key over in between.
+    if (doc?.commandId === commandId) await this.reservations.deleteOne({ _id: key, commandId });
   }
 
   private scheduleRetry(): void {

@@ -14,7 +14,7 @@ const spec = {
   KAFKA_ACK_TIMEOUT_MS: num({ default: 5000 }),
   RESERVATION_ORPHAN_AFTER_SEC: num({
     default: 900,
-    desc: 'a communicationNumber reservation this old whose command was never decided is reclaimed by a retry; 0 = never',
+    desc: 'a communicationNumber reservation this old whose number is on no event is reclaimed by a retry of its customer; 0 = never',
   }),
   RETRY_AFTER_SECONDS: num({ default: 5 }),
   SEED_DEMO_CLASSIFIERS: bool({ default: true, desc: 'seed classifiers of business unit DEMO on start' }),
@@ -26,6 +26,13 @@ export function loadIngressConfig(env: NodeJS.ProcessEnv = process.env) {
   const config = loadConfig(spec, env);
   if (!config.AUTH_JWKS_URL && !config.AUTH_JWKS_FILE) {
     throw new Error('invalid configuration: set AUTH_JWKS_URL or AUTH_JWKS_FILE');
+  }
+  // An orphan must be older than any attempt that may still be publishing (ack timeout, kafkajs retries).
+  const orphanFloorSec = Math.max(60, Math.ceil((3 * config.KAFKA_ACK_TIMEOUT_MS) / 1000));
+  if (config.RESERVATION_ORPHAN_AFTER_SEC !== 0 && config.RESERVATION_ORPHAN_AFTER_SEC < orphanFloorSec) {
+    throw new Error(
+      `invalid configuration: RESERVATION_ORPHAN_AFTER_SEC must be 0 (never) or at least ${orphanFloorSec} (60 s and 3 x KAFKA_ACK_TIMEOUT_MS)`,
+    );
   }
   return config;
 }

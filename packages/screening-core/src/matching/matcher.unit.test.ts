@@ -251,6 +251,15 @@ describe('short words', () => {
     expect(h.score).toBeLessThan(DEFAULT_THRESHOLD);
   });
 
+  it('does not count initials as syllables, and judges every alias before choosing the best', () => {
+    expect(hit('Kim J U', 'KIM, Jong Un').explanation.shortWordPenalty).toBeUndefined();
+    expect(hit('Kim J U', 'KIM, Jong Un').score).toBeGreaterThanOrEqual(DEFAULT_THRESHOLD);
+    // The first alias scores higher before the penalty, the second after it: the second is the match.
+    const h = scoreEntry({ name: 'Kim Jong Un' }, entry(['KIM Jung Ung', 'KIM Jong Unu Pak']))!;
+    expect(h).toMatchObject({ matchedName: 'KIM Jong Unu Pak' });
+    expect(h.explanation.shortWordPenalty).toBeUndefined();
+  });
+
   it('does not penalise one approximate syllable, nor two romanisations of the same syllables', () => {
     expect(hit('Yan Chen', 'YUN, Chen').explanation.shortWordPenalty).toBeUndefined();
     // Revised Romanization against McCune-Reischauer: jeong ~ jong 0.97, cheol ~ chol 0.97.

@@ -145,6 +145,32 @@ describe('screening with readings', () => {
     expect(screen(index(withJapanese), { name: '金'.repeat(5000) })).toEqual([]);
   });
 
+  it('applies the limit after the reading rules, and picks the alias that passes them', () => {
+    const two = buildIndex([snapshot([entry('A', ['KIM, Jongg Unn']), entry('B', ['KIM Jong Ung'])])], {
+      reader: withJapanese,
+    });
+    // A's alias rests on two inexact words (refused through a reading), B's on one.
+    expect(screen(two, { name: '김정은' }, { limit: 1 }).map((h) => h.entryId)).toEqual(['B']);
+    const aliases = buildIndex([snapshot([entry('AB', ['KIM, Jongg Unn', 'KIM Jong Ung'])])], {
+      reader: withJapanese,
+    });
+    expect(screen(aliases, { name: '김정은' })[0]).toMatchObject({
+      entryId: 'AB',
+      matchedName: 'KIM Jong Ung',
+    });
+  });
+
+  it('keeps the name as written in the explanation of a hit through a reading (suppression is keyed by it)', () => {
+    const [hit] = screen(index(withJapanese), { name: '金正恩' });
+    expect(hit!.explanation.queryTokens).toEqual(['jin', 'zheng', 'en']);
+    expect(hit!.explanation.reading).toEqual({ system: 'korean', name: 'kim jong un' });
+  });
+
+  it('scores a pair through its readings with no threshold', () => {
+    // The reading scores 0.66 - 0.03: below any alert threshold, still the pair's score.
+    expect(pair('박지선', 'PARK, Ji Sung', KOREAN_READER)).toBeGreaterThan(0.6);
+  });
+
   it('reads nothing in a Latin name', () => {
     expect(withJapanese('John Smith')).toEqual([]);
     expect(screen(index(withJapanese), { name: 'John Smith' })[0]!.explanation.reading).toBeUndefined();

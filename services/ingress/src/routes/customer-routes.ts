@@ -248,7 +248,8 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
       const key = `${record.businessUnit}\u0000${record.communicationNumber}`;
       if (
         seen.has(key) ||
-        (!save && (await deps.gateway.isUsed(record.businessUnit, record.communicationNumber)))
+        (!save &&
+          (await deps.gateway.isUsed(record.businessUnit, record.communicationNumber, record.customerExtId)))
       ) {
         push(ErrorCodes.CommunicationNumberUsed, 'The communication number is already used');
         continue;

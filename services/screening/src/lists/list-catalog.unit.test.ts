@@ -128,5 +128,11 @@ describe('ListCatalog errors', () => {
     const err = (await catalog.loadInitial().catch((e: unknown) => e)) as Error;
     expect(err.message).toContain('http://127.0.0.1:9/lists/internal.json?…');
     expect(err.message).not.toMatch(/s3cret|reader|XYZ123/);
+
+    // A config that is not JSON: the parser would quote the text around the error, here the key.
+    writeFileSync(configFile, '{"sources": [{"format": "RECORDS", "file": https://svc:s3cr3tKey@x/y.json}]}');
+    const broken = (await catalog.loadInitial().catch((e: unknown) => e)) as Error;
+    expect(broken.message).toMatch(/lists config is not JSON: SyntaxError/);
+    expect(broken.message).not.toMatch(/s3cr3tKey|svc/);
   });
 });

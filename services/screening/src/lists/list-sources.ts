@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
+  describeParseError,
   ListFormatError,
   SCREENING_LISTS,
   loadAdverseMedia,
@@ -73,7 +74,8 @@ export function parseListsConfig(text: string, baseDir: string): ListsConfig {
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new ListsConfigInvalidError(`lists config is not JSON: ${(err as Error).message}`);
+    // Where, not what: the parser quotes the text around the error, which may be a URL with a key.
+    throw new ListsConfigInvalidError(`lists config is not JSON: ${describeParseError(err)}`);
   }
   const sources = (parsed as { sources?: unknown })?.sources;
   if (!Array.isArray(sources) || sources.length === 0)
