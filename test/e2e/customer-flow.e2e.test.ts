@@ -294,6 +294,15 @@ describe('customer flow end to end', () => {
     const reservations = db.collection<{ _id: string; commandId: string; reservedAt: Date }>(
       OwnedCollections.reservations,
     );
+    const decided = (comm: string) =>
+      eventually(
+        async () => {
+          const r = await get(`/api/integration-services/v1/communications-events/${comm}`);
+          return r.status === 200 && ((await r.json()) as { events: unknown[] }).events.length > 0;
+        },
+        60000,
+        `request ${comm} decided`,
+      );
     // The _id of a reservation, as the runbook gives it: <length of businessUnit>:<businessUnit>:<communicationNumber>.
     const reservationId = (comm: string) => `4:DEMO:${comm}`;
     const hourAgo = new Date(Date.now() - 3600_000);
@@ -319,28 +328,14 @@ describe('customer flow end to end', () => {
       resultType: 'REQUEST_ACCEPTED',
       communicationNumber: orphanComm,
     });
-    await eventually(
-      async () => {
-        const r = await get(`/api/integration-services/v1/communications-events/${orphanComm}`);
-        return r.status === 200 && ((await r.json()) as { events: unknown[] }).events.length > 0;
-      },
-      60000,
-      'the reclaimed request decided',
-    );
+    await decided(orphanComm);
 
     // A request that reached the decider keeps its communicationNumber however old its reservation is,
     // even for the same customer's retry.
     const usedComm = uniqueId('comm');
     const usedExtId = uniqueId('cust');
     expect((await post('/core-ws-rest/customer', customer(usedExtId, usedComm))).status).toBe(200);
-    await eventually(
-      async () => {
-        const r = await get(`/api/integration-services/v1/communications-events/${usedComm}`);
-        return r.status === 200 && ((await r.json()) as { events: unknown[] }).events.length > 0;
-      },
-      60000,
-      'the first request decided',
-    );
+    await decided(usedComm);
     await reservations.updateOne({ _id: reservationId(usedComm) }, { $set: { reservedAt: hourAgo } });
     const again = await post('/core-ws-rest/customer', customer(usedExtId, usedComm));
     expect(again.status).toBe(400);

@@ -13,6 +13,16 @@ function capture(): { logger: ReturnType<typeof createLogger>; text: () => strin
   return { logger: createLogger('test', 'info', sink), text: () => lines.join('') };
 }
 
+/** The error JSON.parse throws for `text`. */
+function syntaxError(text: string): unknown {
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    return e;
+  }
+  throw new Error('parsed');
+}
+
 describe('logger', () => {
   it('drops the documents a MongoDB bulk-write error carries, keeping how many failed and why', () => {
     const { logger, text } = capture();
@@ -35,25 +45,14 @@ describe('logger', () => {
 
   it("withholds a JSON syntax error's message, which quotes the input", () => {
     const { logger, text } = capture();
-    let err: unknown;
-    try {
-      JSON.parse('{"firstName":Jan Kowalski}');
-    } catch (e) {
-      err = e;
-    }
-    logger.warn({ err }, 'undecodable message skipped');
+    logger.warn({ err: syntaxError('{"firstName":Jan Kowalski}') }, 'undecodable message skipped');
     expect(text()).not.toMatch(/Jan|Kowalski/);
     expect((JSON.parse(text()) as { err: { message: string } }).err.message).toMatch(/invalid syntax/);
   });
 
   it("withholds a syntax error's message wrapped as the cause of another error", () => {
     const { logger, text } = capture();
-    let cause: unknown;
-    try {
-      JSON.parse('{"file": https://svc:s3cr3tKey@lists.example/sdn.csv}');
-    } catch (e) {
-      cause = e;
-    }
+    const cause = syntaxError('{"file": https://svc:s3cr3tKey@lists.example/sdn.csv}');
     logger.error({ err: new Error('lists config unreadable', { cause }) }, 'refresh failed');
     expect(text()).not.toMatch(/s3cr3tKey|svc:/);
     expect((JSON.parse(text()) as { err: { message: string } }).err.message).toMatch(

@@ -69,6 +69,17 @@ describe('ListCatalog refresh', () => {
   });
 });
 
+/** A catalog of the config file `configFile` (its folder as the shared data), silent, now. */
+function catalogOf(configFile: string, metricsName: string): ListCatalog {
+  return new ListCatalog({
+    configFile,
+    sharedDataDir: path.dirname(configFile),
+    logger: createLogger('test', 'silent'),
+    metrics: createMetricsRegistry(metricsName),
+    clock: () => new Date(),
+  });
+}
+
 describe('ListCatalog over HTTP', () => {
   it('sends the credentials of a list URL as basic authentication', async () => {
     const server = createServer((req, res) => {
@@ -91,13 +102,7 @@ describe('ListCatalog over HTTP', () => {
         configFile,
         JSON.stringify({ sources: [{ format: 'RECORDS', list: 'INTERNAL_LIST', source: 'INTERNAL', file }] }),
       );
-      const catalog = new ListCatalog({
-        configFile,
-        sharedDataDir: dir,
-        logger: createLogger('test', 'silent'),
-        metrics: createMetricsRegistry('screening-test-http'),
-        clock: () => new Date(),
-      });
+      const catalog = catalogOf(configFile, 'screening-test-http');
       const [loaded] = await catalog.loadInitial();
       expect(loaded!.next).toMatchObject({ list: 'INTERNAL_LIST', entryCount: 1 });
     } finally {
@@ -118,13 +123,7 @@ describe('ListCatalog errors', () => {
         sources: [{ format: 'RECORDS', list: 'INTERNAL_LIST', source: 'INTERNAL', file: url }],
       }),
     );
-    const catalog = new ListCatalog({
-      configFile,
-      sharedDataDir: dir,
-      logger: createLogger('test', 'silent'),
-      metrics: createMetricsRegistry('screening-test-errors'),
-      clock: () => new Date(),
-    });
+    const catalog = catalogOf(configFile, 'screening-test-errors');
     const err = (await catalog.loadInitial().catch((e: unknown) => e)) as Error;
     expect(err.message).toContain('http://127.0.0.1:9/lists/internal.json?…');
     expect(err.message).not.toMatch(/s3cret|reader|XYZ123/);
