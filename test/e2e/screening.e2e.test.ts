@@ -357,6 +357,14 @@ describe('screening end to end', () => {
       explanation: { reading: { system: 'korean', name: 'kim jong un' } },
     });
 
+    // The POST form: the same search, the name in the body instead of the URL.
+    const posted = await screeningApi('/api/screening/search', {
+      method: 'POST',
+      body: JSON.stringify({ name: '金正恩', entityType: 'INDIVIDUAL', lists: ['SANCTIONS'], limit: 20 }),
+    });
+    expect(posted.status).toBe(200);
+    expect(((await posted.json()) as { hits: unknown[] }).hits).toEqual(hanHits);
+
     const bad = await screeningApi('/api/screening/search?limit=0');
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({

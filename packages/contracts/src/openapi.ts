@@ -350,6 +350,56 @@ export function buildOpenApi(): Json {
             ...readErrors,
           },
         },
+        post: {
+          operationId: 'searchScreeningListsByBody',
+          summary:
+            'Search the screening lists by name, the parameters in a JSON body (the name stays out of URLs and proxy logs)',
+          tags: ['screening'],
+          security: secured('screening:search'),
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['name'],
+                  properties: {
+                    name: { type: 'string', minLength: 1, maxLength: 300 },
+                    entityType: {
+                      type: 'string',
+                      enum: ['INDIVIDUAL', 'ORGANIZATION', 'VESSEL', 'AIRCRAFT'],
+                    },
+                    birthDate: { type: 'string', description: 'YYYY, YYYY-MM or YYYY-MM-DD' },
+                    country: { type: 'string', minLength: 1, maxLength: 100 },
+                    lists: {
+                      description:
+                        'SANCTIONS, PEP, ADVERSE_MEDIA, INTERNAL_LIST: an array or comma-separated text',
+                      oneOf: [
+                        { type: 'string' },
+                        {
+                          type: 'array',
+                          items: {
+                            type: 'string',
+                            enum: ['SANCTIONS', 'PEP', 'ADVERSE_MEDIA', 'INTERNAL_LIST'],
+                          },
+                          minItems: 1,
+                        },
+                      ],
+                    },
+                    threshold: { type: 'number', exclusiveMinimum: 0, maximum: 1 },
+                    businessUnit: { type: 'string', minLength: 1, maxLength: 255 },
+                    limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+                  },
+                },
+              },
+            },
+          },
+          responses: {
+            '200': json(ref('ScreeningSearchResponse'), 'Hits, best first.'),
+            '400': json(ref('ErrorBody'), 'Invalid body (V001 with errors).'),
+            ...commonErrors,
+          },
+        },
       },
       '/api/screening/decisions': {
         post: {

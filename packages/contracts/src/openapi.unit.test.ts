@@ -55,7 +55,7 @@ describe('buildOpenApi', () => {
       }
     }
     expect(new Set(ids).size).toBe(ids.length);
-    expect(ids).toHaveLength(22);
+    expect(ids).toHaveLength(23);
   });
 
   it('covers the interface endpoints with their spec bodies', () => {
@@ -102,6 +102,6 @@ describe('renderDocsHtml', () => {
     expect(html).toContain('discardOperation');
     expect(html).toContain('/openapi.json?a=1&amp;b=&lt;2&gt;');
     expect(html).not.toMatch(/<script|https?:\/\//);
-    expect(html.match(/<tr><td>/g)).toHaveLength(22);
+    expect(html.match(/<tr><td>/g)).toHaveLength(23);
   });
 });

@@ -11,6 +11,7 @@ import type { Hit } from '@crs/screening-core';
 import {
   parseDecisionRequest,
   parseSearchQuery,
+  searchBodyAsQuery,
   type DecisionRequest,
   type SearchQuery,
 } from './search-query';
@@ -34,17 +35,21 @@ export interface ScreeningRoutesDeps {
   decide(request: DecisionRequest, decidedBy: string): Promise<string>;
 }
 
-/** GET /api/screening/search (screening:search) and POST /api/screening/decisions (screening:decide). */
+/**
+ * GET and POST /api/screening/search (screening:search) and POST /api/screening/decisions
+ * (screening:decide). The POST form of the search takes the same parameters as a JSON body, so the
+ * searched name and birth date stay out of URLs (and out of the access logs of proxies in front).
+ */
 export function screeningRoutes(deps: ScreeningRoutesDeps): Router {
   const router = Router();
 
-  router.get('/api/screening/search', authenticate(deps.verifier, 'screening:search'), (req, res) => {
+  const search = (req: Request, params: Record<string, unknown>) => {
     const principal = (req as AuthedRequest).principal!;
-    const query = parseSearchQuery(req.query as Record<string, unknown>);
+    const query = parseSearchQuery(params);
     if (query.businessUnit) requireBusinessUnit(principal, query.businessUnit);
     const units = query.businessUnit ? [query.businessUnit] : allowedBusinessUnits(principal);
     const hits = deps.search(query, units);
-    res.json({
+    return {
       hits: hits.map((h) => ({
         list: h.list,
         source: h.source,
@@ -56,7 +61,14 @@ export function screeningRoutes(deps: ScreeningRoutesDeps): Router {
         score: h.score,
         explanation: h.explanation,
       })),
-    });
+    };
+  };
+  const searcher = authenticate(deps.verifier, 'screening:search');
+  router.get('/api/screening/search', searcher, (req, res) => {
+    res.json(search(req, req.query as Record<string, unknown>));
+  });
+  router.post('/api/screening/search', searcher, (req, res) => {
+    res.json(search(req, searchBodyAsQuery(req.body)));
   });
 
   router.post(

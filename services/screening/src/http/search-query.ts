@@ -94,6 +94,26 @@ export function parseSearchQuery(q: Record<string, unknown>): SearchQuery {
   };
 }
 
+/**
+ * The JSON body of POST /api/screening/search as the parameters of the GET form: numbers as their text,
+ * `lists` also as an array. Anything else keeps its type, so the GET form's checks locate it.
+ */
+export function searchBodyAsQuery(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+    if (typeof value === 'number') out[key] = String(value);
+    else if (
+      (key === 'lists' || key === 'list') &&
+      Array.isArray(value) &&
+      value.every((v) => typeof v === 'string')
+    )
+      out[key] = value.join(',');
+    else out[key] = value;
+  }
+  return out;
+}
+
 export interface DecisionRequest {
   businessUnit: string;
   customerExtId: string;
