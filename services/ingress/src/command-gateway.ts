@@ -44,9 +44,10 @@ export interface CommandGatewayOptions {
   /** Told about each reservation whose release failed and is kept for the background retry. */
   onReleaseFailed?: (err: unknown, pending: number) => void;
   /**
-   * A reservation older than this whose command was never decided is an orphan: its attempt died between
-   * reserving and answering (an ingress killed mid-request, whose process forgot what it must release).
-   * A retry reclaims it instead of getting O001. 0 or unset: never (then `decided` is not needed).
+   * A reservation older than this whose communicationNumber is on no event is an orphan: its attempt died
+   * between reserving and answering (an ingress killed mid-request, whose process forgot what it must
+   * release). A retry of the same customer reclaims it instead of getting O001. 0 or unset: never (then
+   * `used` is not needed).
    */
   orphanAfterMs?: number;
   /**

@@ -108,11 +108,12 @@ export function buildScreeningService(
   let stopping = false;
   // Korean readings until the Japanese dictionary is loaded at start (when configured).
   let reader: NameReader = KOREAN_READER;
+  const indexOf = (snapshots: readonly ListSnapshot[]) => buildIndex(snapshots, { reader });
 
   const rebuildMainIndex = (reason: string) => {
     const started = process.hrtime.bigint();
     const snapshots = catalog.current();
-    mainIndex = buildIndex(snapshots, { reader });
+    mainIndex = indexOf(snapshots);
     // Counts and versions only: entries are names of people.
     logger.info(
       {
@@ -139,7 +140,7 @@ export function buildScreeningService(
       internal = {
         revision: directory.revision,
         snapshot,
-        index: buildIndex([snapshot], { reader }),
+        index: indexOf([snapshot]),
         hashes: new Map(snapshot.entries.map((e) => [e.id, entryContentHash(e)])),
       };
     }
@@ -240,9 +241,7 @@ export function buildScreeningService(
     if (!diff || !publisher) return;
     const freshIds = new Set([...diff.added, ...diff.changed]);
     if (freshIds.size === 0 && diff.removed.length === 0) return;
-    const fresh = buildIndex([{ ...next, entries: next.entries.filter((e) => freshIds.has(e.id)) }], {
-      reader,
-    });
+    const fresh = indexOf([{ ...next, entries: next.entries.filter((e) => freshIds.has(e.id)) }]);
     const customers = [...directory.screened.values()].filter(
       (c) => c.lists.includes(next.list) && c.lastHits[next.list] !== undefined,
     );

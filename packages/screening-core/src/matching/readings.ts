@@ -27,16 +27,17 @@ export type NameReader = (name: string) => NameReading[];
 export interface JapaneseTokenizer {
   tokenize(text: string): ReadonlyArray<{
     surface_form: string;
-    pos: string;
     pos_detail_2: string;
     reading?: string;
   }>;
 }
 
-const HAN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
-const HANGUL = /[\uac00-\ud7a3]/;
+const HAN_CHARS = '\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff';
+const HANGUL_CHARS = '\uac00-\ud7a3';
+const HAN = new RegExp(`[${HAN_CHARS}]`);
+const HANGUL = new RegExp(`[${HANGUL_CHARS}]`);
 /** Any character a reading may start from: Han, Hangul. */
-const READABLE = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7a3]/;
+const READABLE = new RegExp(`[${HAN_CHARS}${HANGUL_CHARS}]`);
 const CONTROL = /\p{Cc}/gu;
 /**
  * Names longer than this get no readings. A name in these scripts has a handful of characters (a Korean
