@@ -8,8 +8,10 @@
 import os from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { benchRiskEngine, benchScreening, benchValidation } from './in-process.mjs';
 import { benchStack } from './stack.mjs';
+import { benchPipeline, measureLimits } from './pipeline.mjs';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const DATA = process.env.CRS_SHARED_DATA ?? path.resolve(ROOT, '../shared/data');
@@ -126,6 +128,54 @@ if (process.argv[2] === 'stack') {
     sections,
   );
   console.log('updated the local-stack figures in reports/bench.json and docs/benchmarks.md');
+  process.exit(0);
+}
+
+if (process.argv[2] === 'pipeline') {
+  // `pnpm bench pipeline`: the whole pipeline beside the raw limits of Kafka and the store, measured in
+  // this run; with BENCH_BASELINE=<built checkout of an older commit>, that tree first (before and after).
+  console.log('raw limits of this machine (Kafka, store)');
+  const limits = await measureLimits();
+  const measured = [];
+  for (const l of Object.values(limits)) {
+    if (l?.name) measured.push({ name: `limit.${l.name}`, value: Math.round(l.value), unit: l.unit });
+  }
+  for (const [k, v] of Object.entries(limits.storeAll ?? {})) {
+    if (typeof v === 'number')
+      measured.push({ name: `limit.store.${k}`, value: Math.round(v), unit: 'ops/s' });
+  }
+  print(measured);
+  const baseline = process.env.BENCH_BASELINE;
+  const runs = baseline
+    ? [
+        ['before', path.resolve(baseline)],
+        ['after', ROOT],
+      ]
+    : [['after', ROOT]];
+  for (const [label, root] of runs) {
+    console.log(`pipeline: ${label} (${root})`);
+    try {
+      await benchPipeline({ root, label, figures: measured, limits });
+    } catch (err) {
+      console.log(`  pipeline (${label}) stopped early: ${err.message}`);
+      measured.push({
+        name: `pipeline.incomplete.${label}`,
+        value: 1,
+        unit: `stopped early: ${err.message}`,
+      });
+    }
+  }
+  print(measured);
+  const rev = (dir) => {
+    try {
+      return execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    } catch {
+      return '?';
+    }
+  };
+  const note = `Measured ${new Date().toISOString()} with \`${baseline ? `BENCH_BASELINE=${baseline} ` : ''}pnpm bench pipeline\` on ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}; ${baseline ? `before = ${rev(baseline)}, ` : ''}after = ${rev(ROOT)}. Limits measured in the same run on the same stack (test/bench/limits); a ratio is the stage's figure divided by the limit it is bound by.`;
+  mergeIntoReports(measured, [{ section: 'pipeline (issue 15)', note, figures: measured }]);
+  console.log('updated the pipeline figures in reports/bench.json and docs/benchmarks.md');
   process.exit(0);
 }
 

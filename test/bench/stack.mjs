@@ -31,7 +31,7 @@ const PRELOAD_UNIT = 'BENCHLOAD';
 
 const { MongoClient } = require(require.resolve('mongodb', { paths: [path.join(ROOT, 'packages/store')] }));
 
-function stackEnv() {
+export function stackEnv() {
   const env = {};
   for (const line of readFileSync(path.join(ROOT, '.local/stack.env'), 'utf8').split('\n')) {
     const m = /^([A-Z_]+)=(.*)$/.exec(line.trim());
@@ -40,7 +40,7 @@ function stackEnv() {
   return env;
 }
 
-async function token() {
+export async function token() {
   const keys = await launcher.ensureKeys();
   const privateJwk = JSON.parse(
     readFileSync(path.join(path.dirname(keys.jwksFile), 'signing-key.private.jwk.json'), 'utf8'),
@@ -56,14 +56,16 @@ async function token() {
   });
 }
 
-function receiver() {
+export function receiver() {
   const arrivals = new Map(); // communicationNumber -> first arrival of the assessment callback
+  const listeners = [];
   let count = 0;
-  const server = createServer((req, res) => {
+  const server = createServer({ keepAliveTimeout: 30000 }, (req, res) => {
     req.resume();
     req.on('end', () => {
       count++;
       const source = req.headers['ce-source'];
+      for (const l of listeners) l(source, req.headers['ce-type'], performance.now());
       if (req.headers['ce-type'] === 'com.crs.risk-assessment.completed' && !arrivals.has(source)) {
         arrivals.set(source, performance.now());
       }
@@ -73,6 +75,8 @@ function receiver() {
   return {
     arrivals,
     count: () => count,
+    /** Called with (ce-source, ce-type, arrival time) for every callback. */
+    onCallback: (listener) => listeners.push(listener),
     listen: () => new Promise((r) => server.listen(0, '127.0.0.1', () => r(server.address().port))),
     close: () => new Promise((r) => server.close(r)),
   };
@@ -116,7 +120,7 @@ async function batchImport(base, tok, n, offset, businessUnit = 'DEMO', onProgre
   return { latencies, accepted };
 }
 
-async function lagOf(admin, group, topic) {
+export async function lagOf(admin, group, topic) {
   const ends = await admin.fetchTopicOffsets(topic);
   const [committed] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
   const at = new Map((committed?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
@@ -126,7 +130,7 @@ async function lagOf(admin, group, topic) {
   return lag;
 }
 
-async function waitUntil(probe, timeoutMs, what) {
+export async function waitUntil(probe, timeoutMs, what) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await probe()) return;

@@ -1,0 +1,406 @@
+// `pnpm bench pipeline`: the issue #15 figures of the whole pipeline on the local stack, each stage beside
+// the raw limit it is bound by, measured in the same run (test/bench/limits/*):
+//   - single imports: 32 concurrent clients posting distinct EVALUATE customers with SANCTIONS and PEP
+//     screening for BENCH_SINGLE_SECONDS; accepted/s, p50, p99 (limit: raw kafkajs produce, acks=all);
+//   - batch imports: batches of 1,000 from 4 clients for BENCH_BATCH_SECONDS; customers/s (same limit);
+//   - end to end: from the first single import until the last of their callbacks (assessment, sanctions
+//     and PEP screening) arrived: customers/s sustained through ingress, decider, evaluation, screening,
+//     projector and callback;
+//   - latency at an offered rate: an open-loop load at half the measured end-to-end rate (at most 500/s,
+//     the issue's figure) for BENCH_OFFERED_SECONDS: accept-to-callback p50/p99 and whether the backlog
+//     (commands not decided, events not projected) grew;
+//   - decider and projector on a backlog (limit: raw consume-transform-produce in one transaction per
+//     fetched batch; raw unordered bulk upsert of the store), and the replay.
+// With BENCH_BASELINE=<a built checkout of an older commit> the same phases run first against that tree's
+// services (its own namespace, same stack, same limits): before and after in one run.
+import { createRequire } from 'node:module';
+import { performance } from 'node:perf_hooks';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { round, summarize } from './stats.mjs';
+import { sampleCustomer } from './in-process.mjs';
+import { stackEnv, token, receiver, waitUntil } from './stack.mjs';
+
+const require = createRequire(import.meta.url);
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const { Kafka, logLevel } = require(
+  require.resolve('kafkajs', { paths: [path.join(ROOT, 'packages/messaging')] }),
+);
+const { MongoClient } = require(require.resolve('mongodb', { paths: [path.join(ROOT, 'packages/store')] }));
+const run = promisify(execFile);
+
+const SERVICES = ['customer', 'projector', 'evaluation', 'screening', 'callback', 'ingress'];
+const num = (name, fallback) => Number(process.env[name] ?? fallback);
+const settings = () => ({
+  singleSeconds: num('BENCH_SINGLE_SECONDS', 20),
+  singleClients: num('BENCH_SINGLE_CLIENTS', 32),
+  batchSeconds: num('BENCH_BATCH_SECONDS', 20),
+  batchSize: num('BENCH_BATCH_SIZE', 1000),
+  batchClients: num('BENCH_BATCH_CLIENTS', 4),
+  offeredSeconds: num('BENCH_OFFERED_SECONDS', 60),
+  backlog: num('BENCH_BACKLOG', 5000),
+  drainMs: num('BENCH_DRAIN_SECONDS', 900) * 1000,
+});
+
+/** The body of one EVALUATE import with sanctions and PEP screening, as an upstream system sends it. */
+function evaluateCustomer(ns, i) {
+  const { riskLevel: _r, ...rest } = sampleCustomer(i);
+  const id = `${ns}-${i}`;
+  return {
+    ...rest,
+    communicationNumber: id,
+    customerExtId: id,
+    sourceOfRiskLevel: 'EVALUATE',
+    initializeScreeningProcesses: ['SANCTIONS', 'PEP'],
+  };
+}
+
+async function markerTolerantLag(admin, group, topic) {
+  const ends = await admin.fetchTopicOffsets(topic);
+  const [committed] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
+  const at = new Map((committed?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
+  let lag = 0n;
+  for (const e of ends) {
+    const from = at.get(e.partition) >= 0n ? at.get(e.partition) : BigInt(e.low);
+    const l = BigInt(e.high) - from - 2n;
+    if (l > 0n) lag += l;
+  }
+  return lag;
+}
+
+const DONE_TYPES = [
+  'com.crs.risk-assessment.completed',
+  'com.crs.screening.sanctions.completed',
+  'com.crs.screening.pep.completed',
+];
+
+/** Tracks, per communicationNumber, when each of the end-to-end callbacks first arrived. */
+function endToEnd(recv) {
+  const seen = new Map(); // communicationNumber -> Map(type -> time)
+  recv.onCallback((source, type, at) => {
+    if (!DONE_TYPES.includes(type)) return;
+    let m = seen.get(source);
+    if (!m) seen.set(source, (m = new Map()));
+    if (!m.has(type)) m.set(type, at);
+  });
+  return {
+    doneAt(c) {
+      const m = seen.get(c);
+      if (!m || m.size < DONE_TYPES.length) return undefined;
+      return Math.max(...m.values());
+    },
+  };
+}
+
+async function post(base, tok, route, body) {
+  const s = performance.now();
+  const res = await fetch(`${base}${route}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tok}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, text, ms: performance.now() - s, at: performance.now() };
+}
+
+/** Closed loop: `clients` concurrent clients, one request after the other each, for `seconds`. */
+async function closedLoop(clients, seconds, send) {
+  const stopAt = performance.now() + seconds * 1000;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < stopAt) await send();
+    }),
+  );
+  return (performance.now() - t0) / 1000;
+}
+
+/** Runs every phase against the services of `root` in namespace `NS`; pushes figures with `suffix`. */
+export async function benchPipeline({
+  root = ROOT,
+  label = 'after',
+  figures = [],
+  limits = {},
+  log = console.log,
+}) {
+  const cfg = settings();
+  const launcher = require(path.join(root, 'deploy/local/services.cjs'));
+  const NS = `pl-${label}-${Date.now().toString(36)}`.slice(0, 40);
+  const ns = launcher.namespaceSettings(NS);
+  const env = stackEnv();
+  const push = (name, value, unit, limit) => {
+    const f = { name: `pipeline.${name}.${label}`, value: round(value, 2), unit };
+    figures.push(f);
+    if (limit) {
+      figures.push({
+        name: `pipeline.${name}.ratio_to_${limit.name}.${label}`,
+        value: round(value / limit.value, 3),
+        unit: `ratio (limit ${round(limit.value)} ${limit.unit})`,
+      });
+    }
+    log(
+      `  [${label}] ${name}: ${f.value} ${unit}${limit ? ` (${round(value / limit.value, 3)} of ${limit.name})` : ''}`,
+    );
+  };
+  const recv = receiver();
+  const port = await recv.listen();
+  const e2e = endToEnd(recv);
+  const clusterEnv = {
+    TOPIC_PARTITIONS: '6',
+    LOG_LEVEL: 'warn',
+    CALLBACK_ENDPOINTS: JSON.stringify({
+      endpoints: [
+        {
+          id: 'bench',
+          businessUnit: 'DEMO',
+          url: `http://127.0.0.1:${port}/cb`,
+          eventTypes: DONE_TYPES,
+        },
+      ],
+    }),
+  };
+  const mongo = await new MongoClient(env.MONGODB_URI).connect();
+  await mongo.db(ns.env.MONGODB_DB).dropDatabase();
+  const kafka = new Kafka({
+    clientId: 'bench',
+    brokers: env.KAFKA_BROKERS.split(','),
+    logLevel: logLevel.NOTHING,
+  });
+  const admin = kafka.admin();
+  await admin.connect();
+  const topics = { commands: `${NS}.crs.customer.commands.v1`, events: `${NS}.crs.customer.events.v1` };
+  const groups = { decider: `${NS}.customer-decider`, projector: `${NS}.projector` };
+  // Commands come from the ingress and, inside transactions, from evaluation and screening: a consumer of a
+  // transactional topic stays up to a commit marker (or two) per partition short of the end, so the backlog
+  // counts what lies beyond that.
+  const backlog = async () =>
+    (await markerTolerantLag(admin, groups.decider, topics.commands)) +
+    (await markerTolerantLag(admin, groups.projector, topics.events));
+  const drained = (what) =>
+    waitUntil(
+      async () => (await backlog()) === 0n,
+      cfg.drainMs,
+      `${what}: commands decided, events projected`,
+    );
+  let next = 0;
+  try {
+    for (const s of SERVICES) await launcher.startService(s, { env: clusterEnv, namespace: NS });
+    const base = `http://127.0.0.1:${launcher.portOf('ingress', NS)}`;
+    const tok = await token();
+    // Warm-up: every service connected, every schema and classifier cached.
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        post(base, tok, '/core-ws-rest/customer', evaluateCustomer(NS, next++)),
+      ),
+    );
+    await waitUntil(async () => (await backlog()) === 0n, 120000, 'warm-up drained');
+
+    // 1. Single imports at 32 concurrent clients; end to end over the same customers.
+    const accepted = new Map(); // communicationNumber -> accept time
+    const lat = [];
+    const t0 = performance.now();
+    const seconds = await closedLoop(cfg.singleClients, cfg.singleSeconds, async () => {
+      const body = evaluateCustomer(NS, next++);
+      const r = await post(base, tok, '/core-ws-rest/customer', body);
+      lat.push(r.ms);
+      if (r.status === 200) accepted.set(body.communicationNumber, r.at);
+    });
+    const l = summarize(lat);
+    push('single_import.accepted_per_sec', accepted.size / seconds, 'req/s', limits.produce);
+    push('single_import.latency_p50', l.p50, 'ms');
+    push('single_import.latency_p99', l.p99, 'ms');
+    const allDone = () => [...accepted.keys()].every((c) => e2e.doneAt(c) !== undefined);
+    await waitUntil(allDone, cfg.drainMs, 'single imports: every callback').catch((e) =>
+      log(`  ${e.message}`),
+    );
+    const done = [...accepted.keys()].map((c) => e2e.doneAt(c)).filter((t) => t !== undefined);
+    const e2eRate = done.length / ((Math.max(...done) - t0) / 1000);
+    push('end_to_end.customers_per_sec', e2eRate, 'customers/s (accepted to last callback)');
+    push('end_to_end.completed_share', (done.length / Math.max(1, accepted.size)) * 100, '%');
+    await drained('single imports');
+
+    // 2. Batch imports of 1,000.
+    let batchAccepted = 0;
+    const blat = [];
+    const bSeconds = await closedLoop(cfg.batchClients, cfg.batchSeconds, async () => {
+      const customers = Array.from({ length: cfg.batchSize }, () => {
+        const {
+          sourceOfRiskLevel: _s,
+          initializeScreeningProcesses: _i,
+          ...c
+        } = evaluateCustomer(NS, next++);
+        return { ...c, riskLevel: 'LOW' };
+      });
+      const r = await post(base, tok, '/core-ws-rest/batch-customers', { customers });
+      blat.push(r.ms);
+      if (r.status === 200)
+        batchAccepted += JSON.parse(r.text).results.filter((x) => x.resultType === 'REQUEST_ACCEPTED').length;
+    });
+    const bl = summarize(blat);
+    push('batch_import.customers_per_sec', batchAccepted / bSeconds, 'customers/s', limits.produce);
+    push('batch_import.request_latency_p99', bl.p99, `ms (${cfg.batchSize} customers)`);
+    const tb = performance.now();
+    await drained('batch imports').catch((e) => log(`  ${e.message}`));
+    push(
+      'batch_import.decided_and_projected_per_sec',
+      batchAccepted / ((performance.now() - tb) / 1000 + bSeconds),
+      'customers/s',
+    );
+
+    // 3. Open loop at half the measured end-to-end rate (at most 500/s) for offeredSeconds.
+    const rate = Math.max(1, Math.min(500, Math.floor(e2eRate / 2)));
+    const offered = new Map();
+    const olat = [];
+    const backlogAt = [];
+    const tickMs = 20;
+    const perTick = rate / (1000 / tickMs);
+    const inFlight = new Set();
+    const to = performance.now();
+    let owed = 0;
+    while (performance.now() - to < cfg.offeredSeconds * 1000) {
+      owed += perTick;
+      while (owed >= 1) {
+        owed -= 1;
+        const body = evaluateCustomer(NS, next++);
+        const p = post(base, tok, '/core-ws-rest/customer', body).then((r) => {
+          olat.push(r.ms);
+          if (r.status === 200) offered.set(body.communicationNumber, r.at);
+          inFlight.delete(p);
+        });
+        inFlight.add(p);
+      }
+      const elapsed = performance.now() - to;
+      if (backlogAt.length < Math.floor(elapsed / 10000)) backlogAt.push(Number(await backlog()));
+      await new Promise((r) => setTimeout(r, tickMs));
+    }
+    await Promise.all(inFlight);
+    const offeredAccepted = offered.size / cfg.offeredSeconds;
+    await waitUntil(
+      () => [...offered.keys()].every((c) => e2e.doneAt(c) !== undefined),
+      cfg.drainMs,
+      'offered load: every callback',
+    ).catch((e) => log(`  ${e.message}`));
+    const toCallback = summarize(
+      [...offered].filter(([c]) => e2e.doneAt(c) !== undefined).map(([c, t]) => e2e.doneAt(c) - t),
+    );
+    push('offered.rate', rate, 'customers/s offered');
+    push('offered.accepted_per_sec', offeredAccepted, 'req/s');
+    push('offered.accept_to_callback_p50', toCallback.p50, 'ms');
+    push('offered.accept_to_callback_p99', toCallback.p99, 'ms');
+    // Backlog growth: the backlog sampled every 10 s; growth = last sample minus the first.
+    push(
+      'offered.backlog_growth',
+      backlogAt.length > 1 ? backlogAt.at(-1) - backlogAt[0] : 0,
+      `messages over the run (samples every 10 s: ${backlogAt.join(', ')})`,
+    );
+    await drained('offered load');
+
+    // 4. Decider and projector on a backlog: both stopped, commands queued by batch imports, then timed.
+    await launcher.stopService('projector', { namespace: NS });
+    await launcher.stopService('customer', { namespace: NS });
+    let queued = 0;
+    while (queued < cfg.backlog) {
+      const customers = Array.from({ length: Math.min(cfg.batchSize, cfg.backlog - queued) }, () => {
+        const {
+          sourceOfRiskLevel: _s,
+          initializeScreeningProcesses: _i,
+          ...c
+        } = evaluateCustomer(NS, next++);
+        return { ...c, riskLevel: 'LOW' };
+      });
+      const r = await post(base, tok, '/core-ws-rest/batch-customers', { customers });
+      if (r.status !== 200) throw new Error(`batch import answered ${r.status}`);
+      queued += customers.length;
+    }
+    let t = performance.now();
+    await launcher.startService('customer', { env: clusterEnv, namespace: NS });
+    await waitUntil(
+      async () => (await markerTolerantLag(admin, groups.decider, topics.commands)) === 0n,
+      cfg.drainMs,
+      'decider drained',
+    );
+    push(
+      'decider.commands_per_sec',
+      queued / ((performance.now() - t) / 1000),
+      'commands/s (including its start and state rebuild)',
+      limits.ctp,
+    );
+    const events = await markerTolerantLag(admin, groups.projector, topics.events);
+    t = performance.now();
+    await launcher.startService('projector', { env: clusterEnv, namespace: NS });
+    await waitUntil(
+      async () => (await markerTolerantLag(admin, groups.projector, topics.events)) === 0n,
+      cfg.drainMs,
+      'projector drained',
+    );
+    push(
+      'projector.events_per_sec',
+      Number(events) / ((performance.now() - t) / 1000),
+      'events/s',
+      limits.storeBulk,
+    );
+
+    // 5. Replay of the whole log into fresh collections.
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [path.join(root, 'services/projector/dist/cli/replay.js')],
+      {
+        env: { ...process.env, ...env, ...ns.env, TOPIC_REPLICATION_FACTOR: '1', LOG_LEVEL: 'info' },
+        maxBuffer: 256 * 1024 * 1024,
+      },
+    );
+    const replay = `${stdout}${stderr}`
+      .split('\n')
+      .filter((x) => x.includes('replay done'))
+      .map((x) => JSON.parse(x))[0];
+    if (replay)
+      push(
+        'replay.events_per_sec',
+        replay.events / replay.seconds,
+        `events/s (${replay.events} events)`,
+        limits.storeBulk,
+      );
+  } finally {
+    for (const s of [...SERVICES].reverse())
+      await launcher.stopService(s, { namespace: NS }).catch(() => undefined);
+    await admin.disconnect();
+    await recv.close();
+    await mongo
+      .db(ns.env.MONGODB_DB)
+      .dropDatabase()
+      .catch(() => undefined);
+    await mongo.close();
+  }
+  return figures;
+}
+
+/** The raw limits of this machine's Kafka and store, measured once for both trees (test/bench/limits). */
+export async function measureLimits(log = console.log) {
+  const env = stackEnv();
+  const limits = {};
+  const tryLimit = async (file, fn) => {
+    const f = path.join(ROOT, 'test/bench/limits', file);
+    if (!existsSync(f)) return log(`  limit ${file}: not available`);
+    try {
+      await fn(await import(f));
+    } catch (err) {
+      log(`  limit ${file} failed: ${err.message}`);
+    }
+  };
+  await tryLimit('kafka.mjs', async (m) => {
+    const r = await m.produceLimit({ brokers: env.KAFKA_BROKERS.split(',') });
+    limits.produce = { name: 'raw_produce', value: r.messagesPerSec, unit: 'messages/s' };
+  });
+  await tryLimit('store.mjs', async (m) => {
+    const r = await m.storeLimits({ uri: env.MONGODB_URI });
+    limits.storeBulk = { name: 'raw_bulk_upsert', value: r.bulkUpsertPerSec, unit: 'docs/s' };
+    limits.storeAll = r;
+  });
+  await tryLimit('ctp.mjs', async (m) => {
+    const r = await m.ctpLimit({ brokers: env.KAFKA_BROKERS.split(',') });
+    limits.ctp = { name: 'raw_consume_transform_produce', value: r.messagesPerSec, unit: 'messages/s' };
+  });
+  return limits;
+}
