@@ -6,7 +6,7 @@
 // replaces only the screening figures in both files. `BENCH_SIZES=10000 pnpm bench stack`: the
 // local-stack phases alone at those sizes, which replace (or add) only their sections.
 import os from 'node:os';
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync, existsSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { benchRiskEngine, benchScreening, benchValidation } from './in-process.mjs';
@@ -131,6 +131,38 @@ if (process.argv[2] === 'stack') {
   process.exit(0);
 }
 
+/**
+ * BENCH_BASELINE names the "before" of a before-and-after run: a built checkout, or a git revision of
+ * this repository, which is then checked out (git worktree) outside the repository, installed and built
+ * once, and shares this checkout's local stack (.local).
+ */
+function baselineTree(value) {
+  if (!value) return undefined;
+  if (existsSync(path.join(value, 'deploy/local/services.cjs'))) return path.resolve(value);
+  const sh = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
+  const rev = execFileSync('git', ['-C', ROOT, 'rev-parse', '--short', value], { encoding: 'utf8' }).trim();
+  const dir = path.join(
+    process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'),
+    'crs-bench',
+    `baseline-${rev}`,
+  );
+  if (!existsSync(path.join(dir, '.built'))) {
+    console.log(`baseline ${rev}: checking out, installing and building in ${dir}`);
+    if (!existsSync(dir)) sh('git', ['-C', ROOT, 'worktree', 'add', '--detach', dir, rev]);
+    // The pnpm that bootstrap.sh installed (package.json's packageManager), else one on the PATH.
+    const want = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).packageManager.split(
+      '@',
+    )[1];
+    const local = path.join(ROOT, `.tools/pnpm-${want}/node_modules/.bin/pnpm`);
+    const pnpm = existsSync(local) ? local : 'pnpm';
+    sh(pnpm, ['install', '--frozen-lockfile', '--silent'], dir);
+    sh(pnpm, ['run', '-s', 'build'], dir);
+    writeFileSync(path.join(dir, '.built'), rev);
+  }
+  if (!existsSync(path.join(dir, '.local'))) symlinkSync(path.join(ROOT, '.local'), path.join(dir, '.local'));
+  return dir;
+}
+
 if (process.argv[2] === 'pipeline') {
   // `pnpm bench pipeline`: the whole pipeline beside the raw limits of Kafka and the store, measured in
   // this run; with BENCH_BASELINE=<built checkout of an older commit>, that tree first (before and after).
@@ -145,7 +177,7 @@ if (process.argv[2] === 'pipeline') {
       measured.push({ name: `limit.store.${k}`, value: Math.round(v), unit: 'ops/s' });
   }
   print(measured);
-  const baseline = process.env.BENCH_BASELINE;
+  const baseline = baselineTree(process.env.BENCH_BASELINE);
   const runs = baseline
     ? [
         ['before', path.resolve(baseline)],
@@ -173,7 +205,7 @@ if (process.argv[2] === 'pipeline') {
       return '?';
     }
   };
-  const note = `Measured ${new Date().toISOString()} with \`${baseline ? `BENCH_BASELINE=${baseline} ` : ''}pnpm bench pipeline\` on ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}; ${baseline ? `before = ${rev(baseline)}, ` : ''}after = ${rev(ROOT)}. Limits measured in the same run on the same stack (test/bench/limits); a ratio is the stage's figure divided by the limit it is bound by.`;
+  const note = `Measured ${new Date().toISOString()} with \`${baseline ? `BENCH_BASELINE=${process.env.BENCH_BASELINE} ` : ''}pnpm bench pipeline\` on ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}; ${baseline ? `before = ${rev(baseline)}, ` : ''}after = ${rev(ROOT)}. Limits measured in the same run on the same stack (test/bench/limits); a ratio is the stage's figure divided by the limit it is bound by.`;
   mergeIntoReports(measured, [{ section: 'pipeline (issue 15)', note, figures: measured }]);
   console.log('updated the pipeline figures in reports/bench.json and docs/benchmarks.md');
   process.exit(0);
