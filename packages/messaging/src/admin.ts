@@ -33,6 +33,7 @@ export async function ensureTopics(
           { name: 'retention.ms', value: String(t.retentionMs) },
           { name: 'cleanup.policy', value: t.cleanupPolicy },
           { name: 'min.insync.replicas', value: String(Math.min(2, opts.replicationFactor)) },
+          ...Object.entries(t.configs ?? {}).map(([name, value]) => ({ name, value })),
         ],
       })),
     });

@@ -33,6 +33,11 @@ export class StreamReader<T> {
       topic: string;
       groupPrefix: string;
       onMessage: (message: DecodedMessage<T>) => void | Promise<void>;
+      /**
+       * Per partition, the offset to start at instead of the beginning (the decider starts after its
+       * state snapshot); partitions not named are read from the beginning.
+       */
+      startOffsets?: Map<number, bigint>;
     },
   ) {
     this.groupId = `${opts.groupPrefix}-${randomUUID()}`;
@@ -58,6 +63,16 @@ export class StreamReader<T> {
 
   async start(): Promise<void> {
     await this.admin.connect();
+    const starts = [...(this.opts.startOffsets ?? [])];
+    if (starts.length > 0) {
+      // The private group has no member yet: its committed offsets are where the consumer starts.
+      await this.admin.setOffsets({
+        groupId: this.groupId,
+        topic: this.opts.topic,
+        partitions: starts.map(([partition, offset]) => ({ partition, offset: offset.toString() })),
+      });
+      for (const [partition, offset] of starts) this.positions.set(partition, offset);
+    }
     this.running = true;
     await this.run();
   }
@@ -96,6 +111,11 @@ export class StreamReader<T> {
         await heartbeat();
       },
     });
+  }
+
+  /** The next offset to read on a partition: every record before it was handed out (or filtered). */
+  position(partition: number): bigint | undefined {
+    return this.positions.get(partition);
   }
 
   /** Resolves once everything committed to the given partitions (all when omitted) up to now was read. */

@@ -11,6 +11,8 @@ export interface TopicSpec {
   cleanupPolicy: 'delete' | 'compact';
   /** Partitions follow the deployment's TOPIC_PARTITIONS unless fixed here. */
   partitions?: number;
+  /** Further topic configs (e.g. compaction settings), set when the topic is created. */
+  configs?: Record<string, string>;
   description: string;
 }
 
@@ -28,6 +30,20 @@ export const Topics = {
     retentionMs: -1,
     cleanupPolicy: 'delete',
     description: 'The customer event log: the system of record, kept forever',
+  },
+  customerStateSnapshots: {
+    name: 'crs.customer.state-snapshots.v1',
+    retentionMs: -1,
+    cleanupPolicy: 'compact',
+    // Compaction keeps the newest snapshot per customer; nothing depends on older ones, so no lag is
+    // needed. Day-long segments let the log cleaner reach closed segments (it never cleans the active one).
+    configs: {
+      'min.compaction.lag.ms': '0',
+      'segment.ms': String(DAY),
+      'min.cleanable.dirty.ratio': '0.5',
+    },
+    description:
+      "The customer decider's folded states (a cache, never the record): key = streamId, compacted, co-partitioned with the events",
   },
   operationIngest: {
     name: 'crs.operation.ingest.v1',

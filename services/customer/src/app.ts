@@ -3,6 +3,7 @@ import {
   createMetricsRegistry,
   startHealthServer,
   Counter,
+  Gauge,
   type HealthServer,
   type Logger,
 } from '@crs/runtime';
@@ -13,12 +14,20 @@ import {
   deriveEventId,
   setUpMessaging,
   type DecodedMessage,
+  type Messaging,
   type OutgoingMessage,
 } from '@crs/messaging';
 import { decide } from './domain/customer-decider';
 import { evolve, initialState, type CustomerState } from './domain/customer-state';
 import { CustomerCommandRejectedError } from './domain/customer-errors';
 import type { CustomerConfig } from './config';
+import {
+  SNAPSHOT_SUBJECT,
+  SNAPSHOT_TYPE,
+  SnapshotSerde,
+  StateSnapshots,
+  snapshotSchema,
+} from './state-snapshots';
 
 export interface CustomerService {
   start(): Promise<void>;
@@ -29,7 +38,9 @@ export interface CustomerService {
 /**
  * The customer decider's shell: state is folded from the customer event log (never from the read
  * models), each batch of commands is decided against it, and the resulting events are appended in the
- * same Kafka transaction that commits the command offsets.
+ * same Kafka transaction that commits the command offsets. With STATE_SNAPSHOTS the same transaction
+ * also writes the folded states it changed to a compacted snapshot topic, and a restart reads those
+ * snapshots and folds only the log's tail (decision 0016).
  */
 export function buildCustomerService(
   config: CustomerConfig,
@@ -44,17 +55,29 @@ export function buildCustomerService(
     labelNames: ['code'],
     registers: [metrics],
   });
+  const snapshotBacklog = new Gauge({
+    name: 'state_snapshot_backlog',
+    help: 'Customer states changed since their newest snapshot (written with the next decisions)',
+    registers: [metrics],
+    collect() {
+      this.set(snapshots?.backlog() ?? 0);
+    },
+  });
+  void snapshotBacklog;
   const states = new Map<string, CustomerState>();
+  let snapshots: StateSnapshots | undefined;
   const staged = new Map<number, Map<string, CustomerState>>();
   let reader: StreamReader<CustomerEvent> | undefined;
   let processor: TransactionalProcessor<CustomerCommand> | undefined;
   let server: HealthServer | undefined;
   let eventsTopic = '';
 
-  const apply = (event: CustomerEvent) => {
+  const apply = (event: CustomerEvent, partition: number) => {
     const current = states.get(event.streamId) ?? initialState();
     if (event.streamVersion <= current.version) return;
-    states.set(event.streamId, evolve(current, event));
+    const next = evolve(current, event);
+    states.set(event.streamId, next);
+    snapshots?.changed(event.streamId, partition, next.version);
   };
 
   const decideBatch = async (
@@ -105,7 +128,69 @@ export function buildCustomerService(
       });
       stage.set(command.streamId, next);
     }
+    if (snapshots) out.push(...snapshots.outputs(partition, stage, states, reader?.position(partition)));
     return out;
+  };
+
+  /**
+   * Reads the snapshot topic to its end into `states`; returns where the events reader starts in each
+   * partition with usable snapshots. Snapshots are off (full fold) when the two topics' partition
+   * counts differ: the snapshot of a customer must sit in its events partition.
+   */
+  const loadSnapshots = async (
+    kafka: Messaging['kafka'],
+    serde: Messaging['serde'],
+    eventsTopicName: string,
+    snapshotTopic: string,
+    prefix: string,
+  ): Promise<Map<number, bigint> | undefined> => {
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const meta = await admin.fetchTopicMetadata({ topics: [eventsTopicName, snapshotTopic] });
+      const counts = meta.topics.map((t) => t.partitions.length);
+      if (counts[0] !== counts[1]) {
+        logger.warn(
+          { events: counts[0], snapshots: counts[1] },
+          'state snapshots off: the snapshot topic is not co-partitioned with the events',
+        );
+        return undefined;
+      }
+    } finally {
+      await admin.disconnect();
+    }
+    await serde.register(SNAPSHOT_SUBJECT, SNAPSHOT_TYPE, snapshotSchema);
+    const store = new StateSnapshots({
+      topic: snapshotTopic,
+      maxBacklogPerTransaction: config.SNAPSHOT_BACKLOG_PER_TRANSACTION,
+    });
+    const started = Date.now();
+    const snapshotReader = new StreamReader<unknown>({
+      kafka,
+      serde: new SnapshotSerde(config),
+      logger,
+      topic: snapshotTopic,
+      groupPrefix: `${prefix}customer-decider-snapshots`,
+      onMessage: (m) => store.load(m),
+    });
+    try {
+      await snapshotReader.start();
+      await snapshotReader.waitUntilCaughtUp();
+    } finally {
+      await snapshotReader.stop();
+    }
+    const { startOffsets, loaded, ignoredPartitions } = store.finishLoad(states);
+    logger.info(
+      {
+        customers: loaded,
+        foldFrom: Object.fromEntries([...startOffsets].map(([p, o]) => [p, o.toString()])),
+        fullFoldPartitions: ignoredPartitions,
+        ms: Date.now() - started,
+      },
+      'decider state snapshots read',
+    );
+    snapshots = store;
+    return startOffsets;
   };
 
   return {
@@ -119,13 +204,17 @@ export function buildCustomerService(
       });
       const { kafka, serde, topics, prefix } = await setUpMessaging(config, 'customer-decider', logger);
       eventsTopic = topics.customerEvents;
+      const startOffsets = config.STATE_SNAPSHOTS
+        ? await loadSnapshots(kafka, serde, topics.customerEvents, topics.customerStateSnapshots, prefix)
+        : undefined;
       reader = new StreamReader<CustomerEvent>({
         kafka,
         serde,
         logger,
         topic: topics.customerEvents,
         groupPrefix: `${prefix}customer-decider-state`,
-        onMessage: (m) => apply(m.value),
+        onMessage: (m) => apply(m.value, m.partition),
+        ...(startOffsets ? { startOffsets } : {}),
       });
       await reader.start();
       let lastLogged = 0;
@@ -155,8 +244,12 @@ export function buildCustomerService(
               if (!current || current.version < s.version) states.set(id, s);
             }
             staged.delete(p);
+            snapshots?.committed(p, states);
           },
-          aborted: (p) => staged.delete(p),
+          aborted: (p) => {
+            staged.delete(p);
+            snapshots?.aborted(p);
+          },
           beforePartition: async (p) => reader!.waitUntilCaughtUp([p]),
         },
       });

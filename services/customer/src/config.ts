@@ -1,10 +1,18 @@
-import { commonConfigSpec, loadConfig, num, str } from '@crs/runtime';
+import { bool, commonConfigSpec, loadConfig, num, str } from '@crs/runtime';
 
 export const customerConfigSpec = {
   ...commonConfigSpec,
   HEALTH_PORT: num({ default: 9101 }),
   CONSUMER_GROUP: str({ default: 'customer-decider' }),
   TRANSACTIONAL_ID_PREFIX: str({ default: 'customer-decider' }),
+  STATE_SNAPSHOTS: bool({
+    default: true,
+    desc: 'write folded states to the compacted snapshot topic and restart from them (decision 0016)',
+  }),
+  SNAPSHOT_BACKLOG_PER_TRANSACTION: num({
+    default: 2000,
+    desc: 'changed states not yet snapshotted that one decider transaction writes besides its own',
+  }),
 };
 
 export type CustomerConfig = ReturnType<typeof loadCustomerConfig>;
