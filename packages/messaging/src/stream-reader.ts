@@ -63,16 +63,7 @@ export class StreamReader<T> {
 
   async start(): Promise<void> {
     await this.admin.connect();
-    const starts = [...(this.opts.startOffsets ?? [])];
-    if (starts.length > 0) {
-      // The private group has no member yet: its committed offsets are where the consumer starts.
-      await this.admin.setOffsets({
-        groupId: this.groupId,
-        topic: this.opts.topic,
-        partitions: starts.map(([partition, offset]) => ({ partition, offset: offset.toString() })),
-      });
-      for (const [partition, offset] of starts) this.positions.set(partition, offset);
-    }
+    for (const [partition, offset] of this.opts.startOffsets ?? []) this.positions.set(partition, offset);
     this.running = true;
     await this.run();
   }
@@ -81,7 +72,7 @@ export class StreamReader<T> {
     const { opts } = this;
     await this.consumer.connect();
     await this.consumer.subscribe({ topic: opts.topic, fromBeginning: true });
-    await this.consumer.run({
+    const running = this.consumer.run({
       autoCommit: true,
       autoCommitInterval: 100,
       eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary }) => {
@@ -111,6 +102,14 @@ export class StreamReader<T> {
         await heartbeat();
       },
     });
+    // Seeks made right after run() apply before its first fetch (kafkajs creates the group synchronously);
+    // after a crash the reader goes on from where it got.
+    for (const partition of this.opts.startOffsets?.keys() ?? []) {
+      const offset = this.positions.get(partition);
+      if (offset !== undefined)
+        this.consumer.seek({ topic: opts.topic, partition, offset: offset.toString() });
+    }
+    await running;
   }
 
   /** The next offset to read on a partition: every record before it was handed out (or filtered). */
