@@ -162,7 +162,8 @@ export function buildCustomerService(
     await serde.register(SNAPSHOT_SUBJECT, SNAPSHOT_TYPE, snapshotSchema);
     const store = new StateSnapshots({
       topic: snapshotTopic,
-      maxBacklogPerTransaction: config.SNAPSHOT_BACKLOG_PER_TRANSACTION,
+      maxPerTransaction: config.SNAPSHOT_MAX_PER_TRANSACTION,
+      intervalMs: config.SNAPSHOT_INTERVAL_MS,
     });
     const started = Date.now();
     const snapshotReader = new StreamReader<unknown>({
@@ -239,12 +240,13 @@ export function buildCustomerService(
         handler: {
           process: decideBatch,
           committed: (p) => {
-            for (const [id, s] of staged.get(p) ?? []) {
+            const stage = staged.get(p) ?? new Map<string, CustomerState>();
+            for (const [id, s] of stage) {
               const current = states.get(id);
               if (!current || current.version < s.version) states.set(id, s);
             }
             staged.delete(p);
-            snapshots?.committed(p, states);
+            snapshots?.committed(p, states, stage.keys());
           },
           aborted: (p) => {
             staged.delete(p);

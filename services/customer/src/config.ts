@@ -9,9 +9,13 @@ export const customerConfigSpec = {
     default: true,
     desc: 'write folded states to the compacted snapshot topic and restart from them (decision 0016)',
   }),
-  SNAPSHOT_BACKLOG_PER_TRANSACTION: num({
+  SNAPSHOT_INTERVAL_MS: num({
+    default: 5000,
+    desc: 'least time between two decider transactions of a partition that write state snapshots',
+  }),
+  SNAPSHOT_MAX_PER_TRANSACTION: num({
     default: 2000,
-    desc: 'changed states not yet snapshotted that one decider transaction writes besides its own',
+    desc: 'state snapshots one decider transaction writes at most (more wait for the next ones)',
   }),
 };
 

@@ -85,13 +85,15 @@ interface PartitionLoad {
 
 /**
  * The decider's bookkeeping of its state snapshots. On start the snapshot topic is read to its end
- * (load/finishLoad) and the events log is folded from each partition's checkpoint on. Afterwards every
- * decider transaction on a partition also carries the snapshots of the states it changed plus a
- * bounded share of the partition's other changed states (from events the reader folded), all in the
- * SAME transaction as the events: a snapshot never runs ahead of the log, and the transactional id
- * that fences a previous owner of the command partition fences its snapshots too. When no changed
- * state of the partition is left behind, the transaction's records carry the reader's position as the
- * new checkpoint.
+ * (load/finishLoad) and the events log is folded from each partition's checkpoint on. Afterwards the
+ * states changed on a partition (by its decisions, or by events the reader folded) are collected, and
+ * the first decider transaction on the partition after `intervalMs` writes their snapshots, at most
+ * `maxPerTransaction` of them, in the SAME transaction as its events: a snapshot never runs ahead of
+ * the log, and the transactional id that fences a previous owner of the command partition fences its
+ * snapshots too. A customer decided several times within the interval (import, assessment, screening
+ * results) is written once. When no changed state of the partition is left behind, the transaction's
+ * records carry the reader's position as the new checkpoint; while some are, the next transactions
+ * go on writing them without waiting for the interval.
  */
 export class StateSnapshots {
   /** Version of each customer's newest snapshot this instance read or wrote. */
@@ -101,9 +103,19 @@ export class StateSnapshots {
   /** Per partition: the newest valid checkpoint (read or written). */
   private readonly checkpoints = new Map<number, bigint>();
   private readonly pending = new Map<number, { versions: [string, number][]; checkpoint?: bigint }>();
+  /** Per partition: when snapshots were last written, and whether changed states were left behind. */
+  private readonly lastWritten = new Map<number, number>();
+  private readonly draining = new Set<number>();
   private loading: Map<number, PartitionLoad> | undefined = new Map();
 
-  constructor(private readonly opts: { topic: string; maxBacklogPerTransaction: number }) {}
+  constructor(
+    private readonly opts: {
+      topic: string;
+      maxPerTransaction: number;
+      intervalMs: number;
+      now?: () => number;
+    },
+  ) {}
 
   /** A record of the snapshot topic, while loading. */
   load(m: DecodedMessage<unknown>): void {
@@ -157,7 +169,7 @@ export class StateSnapshots {
     return { startOffsets, loaded, ignoredPartitions };
   }
 
-  /** A state changed by an event the reader folded. */
+  /** A state changed by an event the reader folded, or by a committed decision. */
   changed(id: string, partition: number, version: number): void {
     if (version <= (this.written.get(id) ?? 0)) return;
     let set = this.dirty.get(partition);
@@ -169,9 +181,10 @@ export class StateSnapshots {
   }
 
   /**
-   * The snapshot records of a decider transaction on `partition`: the states it changed (`staged`)
-   * and up to maxBacklogPerTransaction other changed states. `readerPosition` is how far the events
-   * reader has folded the partition; it must be read in the same synchronous step as this call.
+   * The snapshot records of a decider transaction on `partition` (none until the interval has passed):
+   * the changed states, those this transaction changes (`staged`) first, up to maxPerTransaction.
+   * `readerPosition` is how far the events reader has folded the partition; it must be read in the
+   * same synchronous step as this call.
    */
   outputs(
     partition: number,
@@ -179,18 +192,23 @@ export class StateSnapshots {
     states: Map<string, CustomerState>,
     readerPosition: bigint | undefined,
   ): OutgoingMessage[] {
-    const chosen = new Map(staged);
-    let budget = this.opts.maxBacklogPerTransaction;
+    const now = (this.opts.now ?? Date.now)();
+    const due =
+      this.draining.has(partition) ||
+      now - (this.lastWritten.get(partition) ?? -Infinity) >= this.opts.intervalMs;
+    if (!due) return [];
+    const chosen = new Map<string, CustomerState>();
+    let budget = this.opts.maxPerTransaction;
     let leftBehind = false;
+    const take = (id: string, state: CustomerState | undefined) => {
+      if (!state || chosen.has(id)) return;
+      if (budget-- <= 0) leftBehind = true;
+      else chosen.set(id, state);
+    };
+    for (const [id, state] of staged) take(id, state);
     for (const id of this.dirty.get(partition) ?? []) {
-      if (chosen.has(id)) continue;
-      const state = states.get(id);
-      if (!state) continue;
-      if (budget-- <= 0) {
-        leftBehind = true;
-        break;
-      }
-      chosen.set(id, state);
+      if (leftBehind) break;
+      take(id, states.get(id));
     }
     if (chosen.size === 0) return [];
     const checkpoint = leftBehind ? undefined : (readerPosition ?? 0n);
@@ -211,17 +229,28 @@ export class StateSnapshots {
     return out;
   }
 
-  /** The transaction on `partition` committed: its snapshots are the newest. */
-  committed(partition: number, states: Map<string, CustomerState>): void {
+  /**
+   * The transaction on `partition` committed (`states` already holds its decisions): its snapshots
+   * are the newest, and the states it `changed` without a snapshot wait for a later one.
+   */
+  committed(partition: number, states: Map<string, CustomerState>, changed: Iterable<string>): void {
     const p = this.pending.get(partition);
-    if (!p) return;
     this.pending.delete(partition);
     const dirty = this.dirty.get(partition);
-    for (const [id, version] of p.versions) {
-      if (version > (this.written.get(id) ?? 0)) this.written.set(id, version);
-      if ((states.get(id)?.version ?? 0) <= version) dirty?.delete(id);
+    if (p) {
+      for (const [id, version] of p.versions) {
+        if (version > (this.written.get(id) ?? 0)) this.written.set(id, version);
+        if ((states.get(id)?.version ?? 0) <= version) dirty?.delete(id);
+      }
+      if (p.checkpoint !== undefined) this.checkpoints.set(partition, p.checkpoint);
+      this.lastWritten.set(partition, (this.opts.now ?? Date.now)());
+      if (p.checkpoint === undefined) this.draining.add(partition);
+      else this.draining.delete(partition);
     }
-    if (p.checkpoint !== undefined) this.checkpoints.set(partition, p.checkpoint);
+    for (const id of changed) {
+      const state = states.get(id);
+      if (state) this.changed(id, partition, state.version);
+    }
   }
 
   aborted(partition: number): void {

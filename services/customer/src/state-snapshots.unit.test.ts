@@ -27,7 +27,7 @@ const wire = (json: string) => Buffer.concat([Buffer.from([0, 0, 0, 0, 1]), Buff
 
 describe('state snapshots: loading', () => {
   it('takes the states and the newest checkpoint of a partition; other partitions fold in full', async () => {
-    const store = new StateSnapshots({ topic: TOPIC, maxBacklogPerTransaction: 10 });
+    const store = new StateSnapshots({ topic: TOPIC, maxPerTransaction: 10, intervalMs: 0 });
     store.load(record(0, 'A', 3, '10'));
     store.load(record(0, 'B', 2, '12'));
     store.load(record(1, 'C', 1, null));
@@ -40,7 +40,7 @@ describe('state snapshots: loading', () => {
   });
 
   it('ignores a partition whose newest record has another format, or that holds a corrupt record', async () => {
-    const store = new StateSnapshots({ topic: TOPIC, maxBacklogPerTransaction: 10 });
+    const store = new StateSnapshots({ topic: TOPIC, maxPerTransaction: 10, intervalMs: 0 });
     store.load(record(0, 'A', 3, '10'));
     store.load(record(0, 'B', 2, '12', SNAPSHOT_FORMAT + 1));
     store.load(record(1, 'C', 1, '5'));
@@ -60,7 +60,7 @@ describe('state snapshots: loading', () => {
 
 describe('state snapshots: writing', () => {
   it('writes the changed states; the checkpoint moves once nothing changed is left behind', () => {
-    const store = new StateSnapshots({ topic: TOPIC, maxBacklogPerTransaction: 1 });
+    const store = new StateSnapshots({ topic: TOPIC, maxPerTransaction: 2, intervalMs: 0 });
     store.finishLoad(new Map());
     const states = new Map([
       ['A', at(1)],
@@ -75,7 +75,7 @@ describe('state snapshots: writing', () => {
     expect(first.map((m) => m.key)).toEqual(['C', 'A']);
     expect(first.map((m) => value(m).foldFrom)).toEqual([null, null]);
     states.set('C', at(2));
-    store.committed(0, states);
+    store.committed(0, states, ['C']);
     expect(store.backlog()).toBe(1);
 
     // An aborted transaction changes nothing.
@@ -85,7 +85,7 @@ describe('state snapshots: writing', () => {
 
     const second = store.outputs(0, new Map(), states, 42n);
     expect(second.map((m) => [m.key, value(m).foldFrom])).toEqual([['B', '42']]);
-    store.committed(0, states);
+    store.committed(0, states, []);
     expect(store.backlog()).toBe(0);
 
     // Later records carry the last checkpoint until the next one.
@@ -93,12 +93,49 @@ describe('state snapshots: writing', () => {
     store.changed('B', 0, 2);
     states.set('A', at(2));
     states.set('B', at(2));
+    store.changed('C', 0, 3);
+    states.set('C', at(3));
     const third = store.outputs(0, new Map(), states, 50n);
-    expect(third.map((m) => [m.key, value(m).foldFrom])).toEqual([['A', '42']]);
+    expect(third.map((m) => [m.key, value(m).foldFrom])).toEqual([
+      ['A', '42'],
+      ['B', '42'],
+    ]);
+  });
+
+  it('writes once per interval: decisions in between wait, a customer decided twice is written once', () => {
+    let now = 0;
+    const store = new StateSnapshots({
+      topic: TOPIC,
+      maxPerTransaction: 10,
+      intervalMs: 1000,
+      now: () => now,
+    });
+    store.finishLoad(new Map());
+    const states = new Map<string, CustomerState>();
+    const decide = (id: string, version: number, position: bigint) => {
+      const staged = new Map([[id, at(version)]]);
+      const out = store.outputs(0, staged, states, position);
+      states.set(id, at(version));
+      store.committed(0, states, staged.keys());
+      return out.map((m) => [m.key, (m.value as StateSnapshot).state.version]);
+    };
+    expect(decide('A', 1, 0n)).toEqual([['A', 1]]);
+    now = 400;
+    expect(decide('A', 2, 1n)).toEqual([]);
+    expect(decide('B', 1, 2n)).toEqual([]);
+    expect(decide('A', 3, 3n)).toEqual([]);
+    expect(store.backlog()).toBe(2);
+    now = 1000;
+    expect(decide('C', 1, 4n)).toEqual([
+      ['C', 1],
+      ['A', 3],
+      ['B', 1],
+    ]);
+    expect(store.backlog()).toBe(0);
   });
 
   it('a change the newest snapshot already holds is not written again', () => {
-    const store = new StateSnapshots({ topic: TOPIC, maxBacklogPerTransaction: 10 });
+    const store = new StateSnapshots({ topic: TOPIC, maxPerTransaction: 10, intervalMs: 0 });
     store.load(record(0, 'A', 3, '10'));
     const states = new Map<string, CustomerState>();
     store.finishLoad(states);
