@@ -146,6 +146,7 @@ export function buildCustomerService(
   ): Promise<Map<number, bigint> | undefined> => {
     const admin = kafka.admin();
     await admin.connect();
+    let eventsEnds: Map<number, bigint>;
     try {
       const meta = await admin.fetchTopicMetadata({ topics: [eventsTopicName, snapshotTopic] });
       const counts = meta.topics.map((t) => t.partitions.length);
@@ -156,6 +157,9 @@ export function buildCustomerService(
         );
         return undefined;
       }
+      eventsEnds = new Map(
+        (await admin.fetchTopicOffsets(eventsTopicName)).map((o) => [o.partition, BigInt(o.high)]),
+      );
     } finally {
       await admin.disconnect();
     }
@@ -180,7 +184,7 @@ export function buildCustomerService(
     } finally {
       await snapshotReader.stop();
     }
-    const { startOffsets, loaded, ignoredPartitions } = store.finishLoad(states);
+    const { startOffsets, loaded, ignoredPartitions } = store.finishLoad(states, eventsEnds);
     logger.info(
       {
         customers: loaded,

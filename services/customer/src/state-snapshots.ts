@@ -143,8 +143,13 @@ export class StateSnapshots {
   /**
    * Ends loading: puts the states of every partition with a valid checkpoint into `states` and returns
    * where to start folding the events log in those partitions (the others are folded from the start).
+   * A checkpoint past the end of its events partition (`eventsEnds`) belongs to another log (the
+   * events topic was recreated): that partition is folded from the start too.
    */
-  finishLoad(states: Map<string, CustomerState>): {
+  finishLoad(
+    states: Map<string, CustomerState>,
+    eventsEnds?: Map<number, bigint>,
+  ): {
     startOffsets: Map<number, bigint>;
     loaded: number;
     ignoredPartitions: number[];
@@ -153,7 +158,8 @@ export class StateSnapshots {
     const ignoredPartitions: number[] = [];
     let loaded = 0;
     for (const [partition, p] of this.loading ?? []) {
-      if (p.corrupt || p.foldFrom === undefined) {
+      const end = eventsEnds?.get(partition);
+      if (p.corrupt || p.foldFrom === undefined || (end !== undefined && p.foldFrom > end)) {
         ignoredPartitions.push(partition);
         continue;
       }

@@ -53,6 +53,23 @@ describe('state snapshots: loading', () => {
     expect(states.size).toBe(0);
   });
 
+  it('ignores a partition whose checkpoint lies past the end of its events partition', () => {
+    const store = new StateSnapshots({ topic: TOPIC, maxPerTransaction: 10, intervalMs: 0 });
+    store.load(record(0, 'A', 3, '10'));
+    store.load(record(1, 'B', 3, '10'));
+    const states = new Map<string, CustomerState>();
+    const { startOffsets, ignoredPartitions } = store.finishLoad(
+      states,
+      new Map([
+        [0, 10n],
+        [1, 9n],
+      ]),
+    );
+    expect(startOffsets).toEqual(new Map([[0, 10n]]));
+    expect(ignoredPartitions).toEqual([1]);
+    expect([...states.keys()]).toEqual(['A']);
+  });
+
   it('decodes the wire format with one JSON parse', async () => {
     expect(await serde.decode(wire('{"a":1}'))).toEqual({ a: 1 });
   });
