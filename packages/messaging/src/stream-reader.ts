@@ -103,7 +103,8 @@ export class StreamReader<T> {
       },
     });
     // Seeks made right after run() apply before its first fetch (kafkajs creates the group synchronously);
-    // after a crash the reader goes on from where it got.
+    // after a crash the reader goes on from where it got. A retry inside kafkajs starts from the group's
+    // committed offsets (or the beginning): slower, never wrong, as readers skip what they have folded.
     for (const partition of this.opts.startOffsets?.keys() ?? []) {
       const offset = this.positions.get(partition);
       if (offset !== undefined)
