@@ -59,7 +59,8 @@ async function rate(seconds, inFlight, op) {
   await Promise.all(
     Array.from({ length: inFlight }, async () => {
       while (performance.now() < deadline) {
-        done += await op(calls++);
+        const handled = await op(calls++); // not `done += await …`: that reads `done` before the await
+        done += handled;
       }
     }),
   );
