@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The local stack without Docker: Kafka (KRaft, single node), Apicurio Registry (Confluent-compatible
-# API) and FerretDB (MongoDB wire protocol over SQLite), as plain processes on 127.0.0.1.
-# Why not containers: docs/decisions/0001-local-stack-without-docker.md.
+# API) and FerretDB (MongoDB wire protocol over SQLite, or over PostgreSQL with STACK_STORE=postgresql),
+# as plain processes on 127.0.0.1. Why not containers: docs/decisions/0001-local-stack-without-docker.md.
 #
 #   stack.sh up                 start whatever is not running, wait until every server answers
 #   stack.sh down               stop everything `up` started (SIGTERM, then SIGKILL after a timeout)
 #   stack.sh status             one line per component; exit 0 only when all are up and answering
 #   stack.sh env                connection settings as shell exports (eval "$(stack.sh env)")
-#   stack.sh start <component>  start one component (kafka|registry|ferretdb), data intact
+#   stack.sh start <component>  start one component (kafka|registry|ferretdb|postgresql), data intact
 #   stack.sh stop <component>   stop one component gracefully
 #   stack.sh kill <component>   SIGKILL one component, as a crash would (fault tests)
 #   stack.sh logs <component>   follow its log
@@ -15,8 +15,17 @@
 # Data, logs and pid files live under $ROOT/.local/; downloads and builds are cached outside the
 # repository (~/.m2, Go's caches, and $STACK_CACHE_DIR). Ports are overridable:
 #   STACK_KAFKA_PORT (19092)  STACK_KAFKA_CONTROLLER_PORT (19093)  STACK_REGISTRY_PORT (18081)
-#   STACK_FERRETDB_PORT (27018)  STACK_FERRETDB_DEBUG_PORT (18088)
+#   STACK_FERRETDB_PORT (27018)  STACK_FERRETDB_DEBUG_PORT (18088)  STACK_POSTGRESQL_PORT (15432)
 # Timeouts in seconds: STACK_START_TIMEOUT (120), STACK_STOP_TIMEOUT (30).
+# FerretDB's storage (docs/decisions/0015-embedded-store-backend.md):
+#   STACK_STORE=sqlite (default) | postgresql   the choice is remembered in .local/ferretdb/store; each
+#                               store keeps its own data, so switching starts from an empty store
+#   STACK_SQLITE_SYNCHRONOUS (normal) | full    SQLite's synchronous pragma (WAL: normal survives a
+#                               crash of FerretDB, only a power loss may drop the last commits)
+#   STACK_POSTGRESQL_BIN        directory with initdb and postgres (default: /usr/lib/postgresql/15/bin
+#                               if installed, else Debian's postgresql-15 unpacked into the cache,
+#                               `apt-get download` + `dpkg -x`, no root needed)
+#   STACK_POSTGRESQL_USER       the user PostgreSQL runs as when stack.sh runs as root (postgres)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -40,7 +49,20 @@ FERRETDB_DEBUG_PORT="${STACK_FERRETDB_DEBUG_PORT:-18088}"
 START_TIMEOUT="${STACK_START_TIMEOUT:-120}"
 STOP_TIMEOUT="${STACK_STOP_TIMEOUT:-30}"
 
-COMPONENTS=(kafka registry ferretdb)
+# FerretDB's storage: the variable, else what the last `up` used, else SQLite.
+STORE_FILE="$LOCAL/ferretdb/store"
+STORE="${STACK_STORE:-$(cat "$STORE_FILE" 2>/dev/null || echo sqlite)}"
+case "$STORE" in
+  sqlite | postgresql) ;;
+  *) printf 'error: STACK_STORE must be sqlite or postgresql, not %s\n' "$STORE" >&2 && exit 2 ;;
+esac
+SQLITE_SYNCHRONOUS="${STACK_SQLITE_SYNCHRONOUS:-normal}"
+POSTGRESQL_PORT="${STACK_POSTGRESQL_PORT:-15432}"
+POSTGRESQL_VERSION=15
+PG_DATA="$LOCAL/postgresql/data"
+
+# PostgreSQL starts before FerretDB and stops after it (`down` stops in reverse order).
+if [ "$STORE" = postgresql ]; then COMPONENTS=(kafka registry postgresql ferretdb); else COMPONENTS=(kafka registry ferretdb); fi
 # Every process we start carries this in its command line, so a stray one can be found even
 # without its pid file, and a recycled pid is never mistaken for ours.
 JAVA_MARKER="-Dcrs.stack.home=$LOCAL"
@@ -165,7 +187,7 @@ is_ours() {
   # The process may exit while we look: a missing /proc entry just means "not ours any more".
   cmdline="$( { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null)" || return 1
   case "$cmdline" in
-    *"$JAVA_MARKER "* | *"--state-dir=$FERRETDB_STATE_DIR"*) return 0 ;;
+    *"$JAVA_MARKER "* | *"--state-dir=$FERRETDB_STATE_DIR"* | *"postgres -D $PG_DATA "*) return 0 ;;
     *) return 1 ;;
   esac
 }
@@ -201,6 +223,7 @@ component_ports() {
     kafka) echo "$KAFKA_PORT $KAFKA_CONTROLLER_PORT" ;;
     registry) echo "$REGISTRY_PORT" ;;
     ferretdb) echo "$FERRETDB_PORT $FERRETDB_DEBUG_PORT" ;;
+    postgresql) echo "$POSTGRESQL_PORT" ;;
   esac
 }
 
@@ -276,12 +299,98 @@ launch_registry() {
 prepare_ferretdb() {
   ensure_ferretdb
   mkdir -p "$LOCAL/ferretdb/data" "$FERRETDB_STATE_DIR"
+  echo "$STORE" >"$STORE_FILE"
 }
 
 launch_ferretdb() {
-  spawn ferretdb "$FERRETDB_BIN" --handler=sqlite --sqlite-url="file:$LOCAL/ferretdb/data/" \
+  local backend
+  if [ "$STORE" = postgresql ]; then
+    # FerretDB keeps each MongoDB database as a schema of this one PostgreSQL database.
+    backend=(--handler=pg --postgresql-url="postgres://ferretdb@$HOST:$POSTGRESQL_PORT/postgres")
+  else
+    # WAL (FerretDB's default) with synchronous=normal: a commit is not fsynced on its own, which
+    # a crash of FerretDB survives; full fsyncs every write (decision 0015).
+    backend=(--handler=sqlite --sqlite-url="file:$LOCAL/ferretdb/data/?_pragma=synchronous($SQLITE_SYNCHRONOUS)")
+  fi
+  spawn ferretdb "$FERRETDB_BIN" "${backend[@]}" \
     --state-dir="$FERRETDB_STATE_DIR" --listen-addr="$HOST:$FERRETDB_PORT" \
     --debug-addr="$HOST:$FERRETDB_DEBUG_PORT" --telemetry=disable --log-format=text
+}
+
+# PostgreSQL for STACK_STORE=postgresql: the distribution's binaries if installed, else Debian's
+# package unpacked into the cache (apt-get download needs no root; dpkg -x neither).
+PG_BIN=""
+ensure_postgresql() {
+  local cached="$CACHE_DIR/postgresql-$POSTGRESQL_VERSION"
+  if [ -n "${STACK_POSTGRESQL_BIN:-}" ]; then
+    PG_BIN="$STACK_POSTGRESQL_BIN"
+  elif [ -x "/usr/lib/postgresql/$POSTGRESQL_VERSION/bin/postgres" ] && [ -x "/usr/lib/postgresql/$POSTGRESQL_VERSION/bin/initdb" ]; then
+    PG_BIN="/usr/lib/postgresql/$POSTGRESQL_VERSION/bin"
+  else
+    if [ ! -f "$cached/.complete" ]; then
+      command -v apt-get >/dev/null 2>&1 && command -v dpkg >/dev/null 2>&1 ||
+        die "STACK_STORE=postgresql needs PostgreSQL $POSTGRESQL_VERSION: install postgresql-$POSTGRESQL_VERSION, or set STACK_POSTGRESQL_BIN to a directory with initdb and postgres"
+      say "downloading Debian's postgresql-$POSTGRESQL_VERSION (apt-get download, unpacked into $cached)"
+      local tmp="$CACHE_DIR/.tmp-postgresql-$$" deb
+      rm -rf "$tmp" && mkdir -p "$tmp/debs" "$tmp/root"
+      (cd "$tmp/debs" && apt-get download "postgresql-$POSTGRESQL_VERSION" libpq5) >>"$LOG_DIR/postgresql-download.log" 2>&1 ||
+        { tail -n 20 "$LOG_DIR/postgresql-download.log" >&2; die "apt-get download postgresql-$POSTGRESQL_VERSION failed (full log: $LOG_DIR/postgresql-download.log)"; }
+      for deb in "$tmp"/debs/*.deb; do dpkg -x "$deb" "$tmp/root"; done
+      rm -rf "$tmp/debs" && touch "$tmp/root/.complete"
+      rm -rf "$cached" && mv "$tmp/root" "$cached" && rm -rf "$tmp"
+    fi
+    PG_BIN="$cached/usr/lib/postgresql/$POSTGRESQL_VERSION/bin"
+    # The unpacked libpq; the binaries find their share/ and lib/ directories relative to themselves.
+    export LD_LIBRARY_PATH="$cached/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  fi
+  [ -x "$PG_BIN/postgres" ] && [ -x "$PG_BIN/initdb" ] || die "no initdb/postgres in $PG_BIN"
+}
+
+# PostgreSQL refuses to run as root: then it runs as STACK_POSTGRESQL_USER (setpriv execs, so the
+# recorded pid stays the server's), which owns its directory.
+PG_AS=()
+prepare_postgresql() {
+  ensure_postgresql
+  mkdir -p "$LOCAL/postgresql"
+  if [ "$(id -u)" -eq 0 ]; then
+    local user="${STACK_POSTGRESQL_USER:-postgres}"
+    id "$user" >/dev/null 2>&1 || die "stack.sh runs as root and PostgreSQL may not: create a user '$user' or set STACK_POSTGRESQL_USER"
+    PG_AS=(setpriv --reuid="$user" --regid="$(id -g "$user")" --init-groups)
+    chown "$user" "$LOCAL/postgresql"
+  fi
+  clear_stale_postmaster
+  if [ ! -f "$PG_DATA/PG_VERSION" ]; then
+    rm -rf "$PG_DATA"
+    # Local connections only (listen_addresses below), trusted: the stack's other servers have no
+    # credentials either.
+    "${PG_AS[@]}" "$PG_BIN/initdb" -D "$PG_DATA" -U ferretdb --auth=trust -E UTF8 --no-locale \
+      >>"$(log_file postgresql)" 2>&1 || { tail -n 20 "$(log_file postgresql)" >&2; die "initdb in $PG_DATA failed"; }
+  fi
+}
+
+# After a SIGKILL (`stack.sh kill postgresql`) the postmaster's children exit a moment later and still
+# hold its shared memory, and the dead postmaster may linger as a zombie, which PostgreSQL takes for a
+# running server: wait for the children, then drop the lock file of a postmaster that is gone.
+clear_stale_postmaster() {
+  local old waited=0
+  old="$(head -n 1 "$PG_DATA/postmaster.pid" 2>/dev/null)" || return 0
+  [[ "$old" =~ ^[0-9]+$ ]] || return 0
+  running_pid postgresql >/dev/null && return 0
+  while awk -v g="$old" '$5 == g && $3 != "Z" { found = 1 } END { exit !found }' /proc/[0-9]*/stat 2>/dev/null &&
+    [ "$waited" -lt 100 ]; do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  if ! kill -0 "$old" 2>/dev/null || [ "$(awk '{print $3}' "/proc/$old/stat" 2>/dev/null)" = Z ]; then
+    rm -f "$PG_DATA/postmaster.pid" "$LOCAL/postgresql/.s.PGSQL.$POSTGRESQL_PORT.lock"
+  fi
+}
+
+launch_postgresql() {
+  # The postmaster itself, not pg_ctl, so that the recorded pid is the server's.
+  spawn postgresql "${PG_AS[@]}" "$PG_BIN/postgres" -D "$PG_DATA" -p "$POSTGRESQL_PORT" \
+    -c listen_addresses="$HOST" -c unix_socket_directories="$LOCAL/postgresql" \
+    -c shared_buffers=128MB -c max_connections=200
 }
 
 probe() {
@@ -289,6 +398,8 @@ probe() {
     kafka) PROBE_TIMEOUT_MS=2000 node "$STACK_SRC/probe.cjs" kafka "$HOST:$KAFKA_PORT" ;;
     registry) curl -fsS -o /dev/null --max-time 2 "http://$HOST:$REGISTRY_PORT/apis/ccompat/v7/subjects" ;;
     ferretdb) PROBE_TIMEOUT_MS=2000 node "$STACK_SRC/probe.cjs" mongo "$HOST:$FERRETDB_PORT" ;;
+    # The postmaster writes its state as the 8th line of postmaster.pid: "ready" once it accepts.
+    postgresql) [ "$(sed -n 8p "$PG_DATA/postmaster.pid" 2>/dev/null | tr -d ' ')" = ready ] && port_busy "$POSTGRESQL_PORT" ;;
   esac
 }
 
@@ -345,7 +456,13 @@ signal_group() {
 
 stop_pid() {
   local name="$1" pid="$2" waited=0
-  signal_group TERM "$pid"
+  if [ "$name" = postgresql ]; then
+    # Fast shutdown (clients disconnected, clean checkpoint), sent to the postmaster alone: SIGTERM
+    # would wait for every client, and its children take signals to mean something else.
+    kill -INT "$pid" 2>/dev/null || true
+  else
+    signal_group TERM "$pid"
+  fi
   while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt $((STOP_TIMEOUT * 10)) ]; do
     # A zombie has exited already; only its parent's wait is missing.
     [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = "Z" ] && break
@@ -424,7 +541,11 @@ lock() {
 
 cmd_up() {
   need_node
-  local started="$SECONDS" name missing=()
+  local started="$SECONDS" name missing=() running_store
+  running_store="$(cat "$STORE_FILE" 2>/dev/null || echo sqlite)"
+  if [ "$running_store" != "$STORE" ] && running_pid ferretdb >/dev/null; then
+    die "FerretDB runs on $running_store; stop it first to switch to $STORE (stack.sh stop ferretdb)"
+  fi
   for name in "${COMPONENTS[@]}"; do
     running_pid "$name" >/dev/null && probe "$name" >/dev/null 2>&1 || missing+=("$name")
   done
@@ -439,8 +560,9 @@ cmd_up() {
 }
 
 cmd_down() {
-  local name pid
-  for name in "${COMPONENTS[@]}"; do stop_component "$name"; done
+  local name pid i
+  # In reverse order of start: FerretDB before the PostgreSQL it uses.
+  for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do stop_component "${COMPONENTS[$i]}"; done
   for pid in $(our_pids); do
     say "stopping stray process $pid ($(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-80))"
     stop_pid stray "$pid"
@@ -453,9 +575,9 @@ cmd_status() {
   for name in "${COMPONENTS[@]}"; do
     if pid="$(running_pid "$name")"; then
       if probe "$name" >/dev/null 2>&1; then state="up"; else state="not answering"; all=1; fi
-      printf '%-9s %-14s pid %-8s %s\n' "$name" "$state" "$pid" "$HOST:$(component_ports "$name" | cut -d' ' -f1)"
+      printf '%-10s %-14s pid %-8s %s\n' "$name" "$state" "$pid" "$HOST:$(component_ports "$name" | cut -d' ' -f1)"
     else
-      printf '%-9s %-14s\n' "$name" "stopped"
+      printf '%-10s %-14s\n' "$name" "stopped"
       all=1
     fi
   done
@@ -463,7 +585,7 @@ cmd_status() {
 }
 
 valid_component() {
-  case "${1:-}" in kafka | registry | ferretdb) return 0 ;; *) die "unknown component '${1:-}' (kafka|registry|ferretdb)" ;; esac
+  [[ " ${COMPONENTS[*]} " == *" ${1:-} "* ]] || die "unknown component '${1:-}' (${COMPONENTS[*]// /|})"
 }
 
 case "${1:-}" in
