@@ -28,7 +28,7 @@ install() {
   echo "==> pnpm install"
   if [ "${CI:-}" = "true" ]; then pnpm install --frozen-lockfile; else pnpm install; fi
   echo "==> build (tsc -b)"
-  pnpm run -s build
+  npm run -s build
 }
 
 case "${1:-}" in
@@ -37,7 +37,7 @@ case "${1:-}" in
     install
     bash deploy/local/stack.sh up
     node deploy/local/services.cjs up
-    echo "==> ingress: http://127.0.0.1:${INGRESS_PORT:-8080}  (token: pnpm token)"
+    echo "==> ingress: http://127.0.0.1:${INGRESS_PORT:-8080}  (token: npm run -s token)"
     ;;
   test)
     install

@@ -1,4 +1,4 @@
-// `pnpm bench pipeline`: the issue #15 figures of the whole pipeline on the local stack, each stage beside
+// `npm run bench pipeline`: the issue #15 figures of the whole pipeline on the local stack, each stage beside
 // the raw limit it is bound by, measured in the same run (test/bench/limits/*):
 //   - single imports: 32 concurrent clients posting distinct EVALUATE customers with SANCTIONS and PEP
 //     screening for BENCH_SINGLE_SECONDS; accepted/s, p50, p99 (limit: raw kafkajs produce, acks=all);

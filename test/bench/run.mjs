@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// `pnpm bench`: every benchmark of the project in one go. Prints the figures and writes
+// `npm run bench`: every benchmark of the project in one go. Prints the figures and writes
 // reports/bench.json (a list of { name, value, unit }) and docs/benchmarks.md. Not a test: nothing
 // here passes or fails on speed. BENCH_SIZES (default 1000) sets the local-stack sizes.
-// `pnpm bench screening`: the in-process screening benchmark alone (no stack, a minute), which
-// replaces only the screening figures in both files. `BENCH_SIZES=10000 pnpm bench stack`: the
+// `npm run bench screening`: the in-process screening benchmark alone (no stack, a minute), which
+// replaces only the screening figures in both files. `BENCH_SIZES=10000 npm run bench stack`: the
 // local-stack phases alone at those sizes, which replace (or add) only their sections.
 import os from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync, existsSync, symlinkSync } from 'node:fs';
@@ -17,7 +17,7 @@ const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../.
 const DATA = process.env.CRS_SHARED_DATA ?? path.resolve(ROOT, '../shared/data');
 // Stack phases at 1k customers by default: on 2 cores with FerretDB v1 (SQLite) 10k takes about half an hour and
 // 100k (a preload, then a sample, below) 46 minutes with BENCH_SAMPLE=5000, so both are opt-in:
-// BENCH_SIZES=1000,10000,100000 pnpm bench. The in-process figures grow to 100k on every run.
+// BENCH_SIZES=1000,10000,100000 npm run bench. The in-process figures grow to 100k on every run.
 const sizes = (process.env.BENCH_SIZES ?? '1000').split(',').map(Number);
 // Above BENCH_SAMPLE customers (default 10k), the store is first filled to the size and each phase then
 // measures a sample of this many customers on top of it (test/bench/stack.mjs).
@@ -52,7 +52,7 @@ console.log(
 async function benchScreeningWithLoad() {
   const before = os.loadavg()[0];
   const list = await benchScreening(DATA);
-  const note = `Screening measured ${machine.date} on ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}; 1-minute load average ${before.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end (other work on the same cores lengthens the tail). Alone: \`pnpm bench screening\`.`;
+  const note = `Screening measured ${machine.date} on ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}; 1-minute load average ${before.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end (other work on the same cores lengthens the tail). Alone: \`npm run bench screening\`.`;
   return { list, note };
 }
 
@@ -111,7 +111,7 @@ async function measureStack(size) {
 }
 
 if (process.argv[2] === 'stack') {
-  // `BENCH_SIZES=10000 pnpm bench stack`: the local-stack phases alone at the given sizes; their
+  // `BENCH_SIZES=10000 npm run bench stack`: the local-stack phases alone at the given sizes; their
   // sections replace (or join) those of the last full run in both files.
   const sections = [];
   for (const size of sizes) {
@@ -119,7 +119,7 @@ if (process.argv[2] === 'stack') {
     print(measured);
     sections.push({
       section: `local stack (${size})`,
-      note: stackNote(size, `BENCH_SIZES=${size}${sampleVar(size)} pnpm bench stack`),
+      note: stackNote(size, `BENCH_SIZES=${size}${sampleVar(size)} npm run bench stack`),
       figures: measured,
     });
   }
@@ -164,7 +164,7 @@ function baselineTree(value) {
 }
 
 if (process.argv[2] === 'pipeline') {
-  // `pnpm bench pipeline`: the whole pipeline beside the raw limits of Kafka and the store, measured in
+  // `npm run bench pipeline`: the whole pipeline beside the raw limits of Kafka and the store, measured in
   // this run; with BENCH_BASELINE=<built checkout of an older commit>, that tree first (before and after).
   console.log('raw limits of this machine (Kafka, store)');
   const limits = await measureLimits();
@@ -205,7 +205,7 @@ if (process.argv[2] === 'pipeline') {
       return '?';
     }
   };
-  const note = `Measured ${new Date().toISOString()} with \`${baseline ? `BENCH_BASELINE=${process.env.BENCH_BASELINE} ` : ''}pnpm bench pipeline\` on ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}; ${baseline ? `before = ${rev(baseline)}, ` : ''}after = ${rev(ROOT)}. Limits measured in the same run on the same stack (test/bench/limits); a ratio is the stage's figure divided by the limit it is bound by.`;
+  const note = `Measured ${new Date().toISOString()} with \`${baseline ? `BENCH_BASELINE=${process.env.BENCH_BASELINE} ` : ''}npm run bench pipeline\` on ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}; ${baseline ? `before = ${rev(baseline)}, ` : ''}after = ${rev(ROOT)}. Limits measured in the same run on the same stack (test/bench/limits); a ratio is the stage's figure divided by the limit it is bound by.`;
   mergeIntoReports(measured, [{ section: 'pipeline (issue 15)', note, figures: measured }]);
   console.log('updated the pipeline figures in reports/bench.json and docs/benchmarks.md');
   process.exit(0);
@@ -245,7 +245,7 @@ if (!process.env.BENCH_SKIP_STACK) {
     add(await measureStack(size), `local stack (${size})`);
     notes.set(
       `local stack (${size})`,
-      stackNote(size, `BENCH_SIZES=${sizes.join(',')}${sampleVar(size)} pnpm bench`),
+      stackNote(size, `BENCH_SIZES=${sizes.join(',')}${sampleVar(size)} npm run bench`),
     );
   }
 }
@@ -264,11 +264,11 @@ const sections = [...new Set(figures.map((f) => f.section))];
 const md = [
   '# Benchmarks',
   '',
-  'Written by `pnpm bench` (test/bench/run.mjs); raw figures in `reports/bench.json`. Figures are measured, never asserted.',
+  'Written by `npm run bench` (test/bench/run.mjs); raw figures in `reports/bench.json`. Figures are measured, never asserted.',
   `Machine: ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB memory, Node ${machine.node}, ${machine.platform}; run ${machine.date}.`,
   'The local stack is Kafka 3.9 (single KRaft node), Apicurio Registry 3.0.9 and FerretDB 1.24 on SQLite, all on the same 2 cores as the services and the load generator.',
   '',
-  'Reading the local-stack figures: everything (Kafka, the registry, FerretDB, seven services and the load generator) shares 2 cores, so the figures are what the whole pipeline sustains together. FerretDB v1 on SQLite is built with a fix so that `_id` reads and writes use their index (decision 0009; before it, the projector managed 5-8 events/s); conditional filters still scan the collection (decision 0008). When imports arrive faster than callbacks are delivered (about 25-30/s, five small writes each), accept-to-callback grows with the size of the run. Accept-to-assessment and screened customers/s are read from the event log (broker timestamps). On MongoDB the same queries are served by indexes. The stack phases run at 1k customers by default; larger sizes are opt-in (`BENCH_SIZES=10000 pnpm bench stack` measures one size alone and merges its table; 10k took 32 minutes on 2 cores). Above `BENCH_SAMPLE` customers (default 10k) the store is first filled to the size by batch imports through the whole pipeline, in a business unit without a callback endpoint (the `preload` figures), and each phase then measures the sample on top of it: `BENCH_SIZES=100000 BENCH_SAMPLE=5000 pnpm bench stack` took 46 minutes; `*_share` figures say how much arrived within the bounded wait. The in-process figures (validation, risk engine, screening) are the service code alone.',
+  'Reading the local-stack figures: everything (Kafka, the registry, FerretDB, seven services and the load generator) shares 2 cores, so the figures are what the whole pipeline sustains together. FerretDB v1 on SQLite is built with a fix so that `_id` reads and writes use their index (decision 0009; before it, the projector managed 5-8 events/s); conditional filters still scan the collection (decision 0008). When imports arrive faster than callbacks are delivered (about 25-30/s, five small writes each), accept-to-callback grows with the size of the run. Accept-to-assessment and screened customers/s are read from the event log (broker timestamps). On MongoDB the same queries are served by indexes. The stack phases run at 1k customers by default; larger sizes are opt-in (`BENCH_SIZES=10000 npm run bench stack` measures one size alone and merges its table; 10k took 32 minutes on 2 cores). Above `BENCH_SAMPLE` customers (default 10k) the store is first filled to the size by batch imports through the whole pipeline, in a business unit without a callback endpoint (the `preload` figures), and each phase then measures the sample on top of it: `BENCH_SIZES=100000 BENCH_SAMPLE=5000 npm run bench stack` took 46 minutes; `*_share` figures say how much arrived within the bounded wait. The in-process figures (validation, risk engine, screening) are the service code alone.',
   '',
   ...sections.flatMap((s) => [
     `## ${s}`,

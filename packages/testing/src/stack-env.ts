@@ -45,7 +45,7 @@ export const CONTAINER_IMAGES = {
 } as const;
 
 const HINT =
-  'Start the local stack with `pnpm stack:up` (see deploy/local/stack.sh), or set KAFKA_BROKERS, SCHEMA_REGISTRY_URL and MONGODB_URI.';
+  'Start the local stack with `npm run stack:up` (see deploy/local/stack.sh), or set KAFKA_BROKERS, SCHEMA_REGISTRY_URL and MONGODB_URI.';
 
 /**
  * Finds the stack the integration and end-to-end tests run against, in this order:

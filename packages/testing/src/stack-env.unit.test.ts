@@ -43,7 +43,7 @@ describe('resolveStackEnv', () => {
   it('tells to run the stack when neither variables nor a running local stack exist', async () => {
     const root = mkdtempSync(join(tmpdir(), 'stack-env-'));
     await expect(resolveStackEnv({ env: {}, rootDir: root, containers: false })).rejects.toThrow(
-      /pnpm stack:up/,
+      /npm run stack:up/,
     );
   });
 
@@ -56,7 +56,7 @@ describe('resolveStackEnv', () => {
     );
     await expect(
       resolveStackEnv({ env: {}, rootDir: root, containers: false, timeoutMs: 500 }),
-    ).rejects.toThrow(/not answering.*pnpm stack:up/);
+    ).rejects.toThrow(/not answering.*npm run stack:up/);
   });
 });
 

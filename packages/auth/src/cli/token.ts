@@ -10,7 +10,7 @@ export const DEFAULT_AUDIENCE = 'crs-api';
 const DEFAULT_BUSINESS_UNIT = 'DEMO';
 const DEFAULT_TTL_SEC = 3600;
 
-const USAGE = `Usage: pnpm -s token [options]
+const USAGE = `Usage: npm run -s token -- [options]
 
 Prints a signed access token for the local stack on stdout.
 

@@ -1,7 +1,7 @@
 'use strict';
 // Global setup of the integration and e2e jest projects (root jest.config.cjs): find the stack the
 // tests run against (packages/testing/src/stack-env.ts: env vars, else the local stack started by
-// `pnpm stack:up`, else testcontainers where a container runtime exists), fail at once with a clear
+// `npm run stack:up`, else testcontainers where a container runtime exists), fail at once with a clear
 // message when there is none, and hand the settings to every test file through process.env (jest
 // starts its workers after this, so they inherit it).
 
@@ -23,7 +23,7 @@ module.exports = async function globalSetup() {
     stack = await resolveStackEnv();
   } catch (err) {
     if (err && err.code === 'STACK_UNAVAILABLE') {
-      const message = `Integration and e2e tests need Kafka, the schema registry and MongoDB.\n${err.message}\n(run pnpm stack:up)`;
+      const message = `Integration and e2e tests need Kafka, the schema registry and MongoDB.\n${err.message}\n(run npm run stack:up)`;
       const clean = new Error(message);
       // The message is the whole story; jest would otherwise print this file's stack under it.
       clean.stack = message;
