@@ -31,7 +31,7 @@ describe('generate.mjs --check', () => {
     const stale = check();
     expect(stale.status).toBe(1);
     expect(stale.stderr).toContain('http/classifier-entry.v1.ts');
-    expect(stale.stderr).toContain('pnpm gen');
+    expect(stale.stderr).toContain('npm run gen');
 
     execFileSync(process.execPath, [script, '--root', root]);
     expect(check().status).toBe(0);
