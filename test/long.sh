@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `pnpm test:long`: the long reliability run (docs/reliability.md) in one command, with one summary.
+# `npm run test:long`: the long reliability run (docs/reliability.md) in one command, with one summary.
 #   1. attack matrix and hostile input (test/e2e/api-auth-attacks, api-hostile-input) on the local stack
 #   2. long schemathesis fuzz of the whole API (test/fuzz/run.sh long, with the stateful phase)
 #   3. long fault suite on its own second stack (test/fault/run.sh long: 2,000 requests per scenario)
@@ -11,7 +11,7 @@ cd "$ROOT"
 if ! command -v pnpm >/dev/null 2>&1; then
   for dir in "$ROOT"/.tools/pnpm-*/node_modules/.bin; do [ -x "$dir/pnpm" ] && PATH="$dir:$PATH"; done
 fi
-command -v pnpm >/dev/null 2>&1 || { echo "error: pnpm not found; run 'pnpm setup' first" >&2; exit 1; }
+command -v pnpm >/dev/null 2>&1 || { echo "error: pnpm not found; run 'npm run setup' first" >&2; exit 1; }
 
 OUT="$ROOT/.local/long"
 rm -rf "$OUT"; mkdir -p "$OUT"

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // A callback receiver for the local demo: verifies each delivery's signature (docs/auth.md) and logs
-// the CloudEvent headers, so `pnpm start` shows callbacks arriving. Not part of the product.
+// the CloudEvent headers, so `npm start` shows callbacks arriving. Not part of the product.
 'use strict';
 const http = require('node:http');
 const fs = require('node:fs');

@@ -50,7 +50,7 @@ function readStackEnv() {
   // A caller that names its stack explicitly (the fault suite's second stack) needs no local one.
   const explicit = ['KAFKA_BROKERS', 'SCHEMA_REGISTRY_URL', 'MONGODB_URI'].every((k) => process.env[k]);
   if (!fs.existsSync(file) && explicit) return {};
-  if (!fs.existsSync(file)) throw new Error('the local stack is not up: run `pnpm stack:up` first');
+  if (!fs.existsSync(file)) throw new Error('the local stack is not up: run `npm run stack:up` first');
   const env = {};
   for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
     const m = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(line.trim());
@@ -114,7 +114,7 @@ async function baseEnv(overrides = {}) {
 
 /**
  * A namespace isolates one running system from another on the same stack: its own topic prefix,
- * consumer groups, database and ports. The default namespace is the one `pnpm start` runs.
+ * consumer groups, database and ports. The default namespace is the one `npm start` runs.
  */
 function namespaceSettings(namespace) {
   // CRS_PORT_SHIFT moves every port of this checkout (a second checkout running beside this one).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test pipeline behind `pnpm test` (run by bootstrap.sh after install and build):
+# The whole test pipeline behind `npm test` (run by bootstrap.sh after install and build):
 #   1. lint (eslint: types, architecture guards; prettier --check) and unit tests (need nothing running)
 #   2. the local stack                 (stack.sh up; only what was not running already)
 #   3. integration and e2e tests       (against the stack, one file at a time)
@@ -17,7 +17,7 @@ if ! command -v pnpm >/dev/null 2>&1; then
   for dir in "$ROOT"/.tools/pnpm-*/node_modules/.bin; do
     [ -x "$dir/pnpm" ] && PATH="$dir:$PATH"
   done
-  command -v pnpm >/dev/null 2>&1 || { echo "error: pnpm not found; run 'pnpm setup' (bash deploy/local/bootstrap.sh install) first" >&2; exit 1; }
+  command -v pnpm >/dev/null 2>&1 || { echo "error: pnpm not found; run 'npm run setup' (bash deploy/local/bootstrap.sh install) first" >&2; exit 1; }
 fi
 
 passed=0
@@ -122,7 +122,7 @@ step "unit" pnpm exec jest --selectProjects unit --passWithNoTests
 
 if step "stack up" stack_up; then
   # --forceExit: a connection a test forgot to close must fail nothing and must not hang CI until its
-  # time limit (it did once); suites close what they open, and `pnpm test:int`/`test:e2e` run without it.
+  # time limit (it did once); suites close what they open, and `npm run test:int`/`test:e2e` run without it.
   step "integration + e2e" pnpm exec jest --selectProjects integration e2e --runInBand --passWithNoTests --forceExit
   for suite in "$ROOT"/deploy/local/test.d/*.sh; do
     [ -e "$suite" ] || continue

@@ -1,5 +1,5 @@
 // The fault suite's own jest project: the root config's TypeScript transform and module mapping, its
-// own file pattern (*.fault.test.ts, never picked up by `pnpm test`), and no global setup: the stack is
+// own file pattern (*.fault.test.ts, never picked up by `npm test`), and no global setup: the stack is
 // the fault stack that test/fault/run.sh brings up and names in the environment.
 const root = require('../../jest.config.cjs');
 const { globalSetup: _unused, ...e2e } = root.projects.find((p) => p.displayName === 'e2e');

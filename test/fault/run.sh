@@ -21,9 +21,9 @@ SCENARIOS=(consumer-crash broker-outage database-outage callback-receiver)
 if ! command -v pnpm >/dev/null 2>&1; then
   for dir in "$ROOT"/.tools/pnpm-*/node_modules/.bin; do [ -x "$dir/pnpm" ] && PATH="$dir:$PATH"; done
 fi
-command -v pnpm >/dev/null 2>&1 || { echo "error: pnpm not found; run 'pnpm setup' first" >&2; exit 1; }
+command -v pnpm >/dev/null 2>&1 || { echo "error: pnpm not found; run 'npm run setup' first" >&2; exit 1; }
 for svc in customer projector callback screening archive ingress; do
-  [ -f "services/$svc/dist/main.js" ] || { echo "error: services/$svc/dist is missing: run 'pnpm build' first" >&2; exit 1; }
+  [ -f "services/$svc/dist/main.js" ] || { echo "error: services/$svc/dist is missing: run 'npm run build' first" >&2; exit 1; }
 done
 
 # The second stack: its own directory and ports, so stopping its broker or database never touches

@@ -3,7 +3,7 @@
 # (.local/fault-stack, other ports), a paced stream of imports while each consumer is SIGKILLed, the
 # broker and the database are stopped, and the callback receiver is down, slow or failing; then every
 # accepted request is checked: nothing lost, nothing doubled, one callback per ce-id, projections
-# equal to a replay. The long version is part of `pnpm test:long`.
+# equal to a replay. The long version is part of `npm run test:long`.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 exec bash "$ROOT/test/fault/run.sh" short

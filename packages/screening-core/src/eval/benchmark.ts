@@ -19,8 +19,8 @@ export interface BenchmarkOptions {
 }
 
 /**
- * Heap in use after a full collection when node runs with --expose-gc (`pnpm bench` and
- * `pnpm eval:screening` do): without it, garbage left by the previous step makes the differences
+ * Heap in use after a full collection when node runs with --expose-gc (`npm run bench` and
+ * `npm run eval:screening` do): without it, garbage left by the previous step makes the differences
  * meaningless, even negative.
  */
 function heapMb(withBuffers = false): number {

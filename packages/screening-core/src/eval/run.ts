@@ -17,7 +17,7 @@ function markdown(r: EvaluationReport, bench: BenchmarkFigure[], generatedAt: st
   const lines = [
     '# Screening evaluation',
     '',
-    `Generated ${generatedAt} by \`pnpm eval:screening\` (packages/screening-core/src/eval/run.ts). Threshold: **${r.threshold}**.`,
+    `Generated ${generatedAt} by \`npm run eval:screening\` (packages/screening-core/src/eval/run.ts). Threshold: **${r.threshold}**.`,
     '',
     '| Measure | Value | Target |',
     '|---|---|---|',
