@@ -11,3 +11,4 @@ export * from './admin';
 export * from './messaging-setup';
 export * from './restart-after-fatal-crash';
 export * from './produce-slices';
+export * from './asyncapi';
