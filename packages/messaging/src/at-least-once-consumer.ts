@@ -33,8 +33,18 @@ export class AtLeastOnceConsumer<T> {
        */
       handleBatch?: (messages: DecodedMessage<T>[]) => Promise<void>;
       maxBatch?: number;
+      /**
+       * The message types (the `type` header) handed to the handler; others are skipped before decoding
+       * and their offsets advance. Every type when omitted.
+       */
+      types?: readonly string[];
       fromBeginning?: boolean;
       partitionsConsumedConcurrently?: number;
+      /**
+       * Called whenever this member (re)joins its group, before it consumes under the new assignment: a
+       * handler that caches what it read of the partitions it owned drops the cache here.
+       */
+      onGroupJoin?: () => void;
     },
   ) {
     if (!opts.handle && !opts.handleBatch) throw new Error('AtLeastOnceConsumer needs handle or handleBatch');
@@ -45,6 +55,7 @@ export class AtLeastOnceConsumer<T> {
     });
     this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => {
       this.assigned = Object.keys(e.payload.memberAssignment).length > 0;
+      opts.onGroupJoin?.();
     });
     this.consumer.on(this.consumer.events.CRASH, () => {
       this.assigned = false;
@@ -72,6 +83,7 @@ export class AtLeastOnceConsumer<T> {
     const lag = consumerLagGauge(opts.metrics);
     await this.consumer.connect();
     await this.consumer.subscribe({ topics: opts.topics, fromBeginning: opts.fromBeginning ?? true });
+    const wanted = opts.types ? new Set(opts.types) : undefined;
     await this.consumer.run({
       autoCommit: true,
       autoCommitInterval: 500,
@@ -88,17 +100,22 @@ export class AtLeastOnceConsumer<T> {
         const decode = async (
           raw: (typeof batch.messages)[number],
         ): Promise<DecodedMessage<T> | undefined> => {
+          const type = headerString(raw.headers as Record<string, unknown>, 'type');
+          if (wanted && type !== undefined && !wanted.has(type)) return undefined;
           try {
             return {
               topic: batch.topic,
               partition: batch.partition,
               offset: raw.offset,
               key: raw.key?.toString('utf8') ?? '',
-              type: headerString(raw.headers as Record<string, unknown>, 'type') ?? '',
+              type: type ?? '',
               value: await opts.serde.decode<T>(raw.value ?? Buffer.alloc(0)),
             };
           } catch (err) {
-            opts.logger.error({ err, topic: batch.topic, offset: raw.offset }, 'undecodable message skipped');
+            opts.logger.error(
+              { code: (err as { code?: string }).code, topic: batch.topic, offset: raw.offset },
+              'undecodable message skipped',
+            );
             return undefined;
           }
         };

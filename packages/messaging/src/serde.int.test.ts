@@ -21,12 +21,20 @@ describe('message serde with the schema registry', () => {
     await fetch(`${process.env.SCHEMA_REGISTRY_URL}/subjects/${subject}`, { method: 'DELETE' });
   });
 
-  it('encodes and decodes in the Confluent wire format, validating both ways', async () => {
+  it('encodes in the Confluent wire format, validating; decodes it with or without the registry', async () => {
     const id = await serde.register(subject, 'Probe', v1);
     const buf = await serde.encode('Probe', { a: 'x' });
     expect(buf[0]).toBe(0);
     expect(buf.readInt32BE(1)).toBe(id);
     expect(await serde.decode(buf)).toEqual({ a: 'x' });
+    expect(await serde.decodeValidated(buf)).toEqual({ a: 'x' });
+    // Validation is the producer's job (decision 0013); a consumer still refuses what is not the wire format.
+    const off = Buffer.concat([buf.subarray(0, 5), Buffer.from(JSON.stringify({ a: 1 }))]);
+    expect(await serde.decode(off)).toEqual({ a: 1 });
+    await expect(serde.decodeValidated(off)).rejects.toThrow();
+    await expect(serde.decode(Buffer.from('{"a":"x"}'))).rejects.toMatchObject({
+      code: 'MESSAGE_UNDECODABLE',
+    });
     await expect(serde.encode('Probe', { a: 1 })).rejects.toThrow();
     await expect(serde.encode('Probe', { a: 'x', extra: true })).rejects.toThrow();
   });

@@ -1,6 +1,7 @@
 import { SchemaRegistry, SchemaType, COMPATIBILITY } from '@kafkajs/confluent-schema-registry';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
+import { CodedError } from '@crs/runtime';
 
 export interface RegistrySettings {
   SCHEMA_REGISTRY_URL: string;
@@ -36,10 +37,44 @@ const ajvFactory = {
   },
 };
 
+/** A consumed message that is not a JSON object in the Confluent wire format (the poison path takes it). */
+export class MessageUndecodableError extends CodedError {
+  constructor(reason: string) {
+    super(
+      'MESSAGE_UNDECODABLE',
+      `message is not a JSON object in the schema registry wire format: ${reason}`,
+    );
+  }
+}
+
+/** Length of the Confluent wire header: magic byte 0, then the schema id as a 4-byte big-endian integer. */
+export const WIRE_HEADER_BYTES = 5;
+
+/**
+ * Reads a message in the Confluent wire format without the registry: magic byte 0, a 4-byte schema id,
+ * then the JSON document, which must be an object. Throws `MessageUndecodableError` otherwise.
+ */
+export function parseWireFormat<T>(buffer: Buffer): T {
+  if (buffer.length <= WIRE_HEADER_BYTES) throw new MessageUndecodableError('shorter than the header');
+  if (buffer[0] !== 0) throw new MessageUndecodableError(`magic byte ${buffer[0]}`);
+  let value: unknown;
+  try {
+    value = JSON.parse(buffer.toString('utf8', WIRE_HEADER_BYTES));
+  } catch {
+    throw new MessageUndecodableError('the payload is not JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new MessageUndecodableError('the payload is not a JSON object');
+  return value as T;
+}
+
 /**
  * JSON Schema serialization through a Confluent-compatible registry (Apicurio's ccompat API or Confluent).
  * Each message type is its own subject (`crs.<kind>.<Type>`), so one topic carries several types and
- * each type evolves under BACKWARD compatibility on its own. Payloads are validated on encode and decode.
+ * each type evolves under BACKWARD compatibility on its own. Payloads are validated against their schema
+ * when they are produced (`encode`); every producer of our topics encodes through it, so `decode` only
+ * parses the wire format (no registry round trip, no second validation per consumer group: decision
+ * 0013). Topics written by systems outside this repository are read with `decodeValidated`.
  */
 export class MessageSerde {
   private readonly registry: SchemaRegistry;
@@ -90,7 +125,13 @@ export class MessageSerde {
     return this.registry.encode(id, payload);
   }
 
+  /** The payload of a message of our own topics: the wire format parsed, not validated again. */
   async decode<T>(buffer: Buffer): Promise<T> {
+    return parseWireFormat<T>(buffer);
+  }
+
+  /** The payload checked against the schema its id names in the registry (topics written by others). */
+  async decodeValidated<T>(buffer: Buffer): Promise<T> {
     return (await this.registry.decode(buffer)) as T;
   }
 }

@@ -38,6 +38,11 @@ export class StreamReader<T> {
        * state snapshot); partitions not named are read from the beginning.
        */
       startOffsets?: Map<number, bigint>;
+      /**
+       * The message types (the `type` header) to hand out; others are skipped before decoding (they still
+       * count as read). Every type when omitted.
+       */
+      types?: readonly string[];
     },
   ) {
     this.groupId = `${opts.groupPrefix}-${randomUUID()}`;
@@ -72,17 +77,23 @@ export class StreamReader<T> {
     const { opts } = this;
     await this.consumer.connect();
     await this.consumer.subscribe({ topic: opts.topic, fromBeginning: true });
+    const wanted = opts.types ? new Set(opts.types) : undefined;
     const running = this.consumer.run({
       autoCommit: true,
       autoCommitInterval: 100,
       eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary }) => {
         for (const raw of batch.messages) {
+          const type = headerString(raw.headers as Record<string, unknown>, 'type');
+          if (wanted && type !== undefined && !wanted.has(type)) {
+            resolveOffset(raw.offset);
+            continue;
+          }
           let value: T;
           try {
             value = await opts.serde.decode<T>(raw.value ?? Buffer.alloc(0));
           } catch (err) {
             opts.logger.error(
-              { err, partition: batch.partition, offset: raw.offset },
+              { code: (err as { code?: string }).code, partition: batch.partition, offset: raw.offset },
               'undecodable event skipped',
             );
             resolveOffset(raw.offset);
@@ -93,7 +104,7 @@ export class StreamReader<T> {
             partition: batch.partition,
             offset: raw.offset,
             key: raw.key?.toString('utf8') ?? '',
-            type: headerString(raw.headers as Record<string, unknown>, 'type') ?? '',
+            type: type ?? '',
             value,
           });
           resolveOffset(raw.offset);

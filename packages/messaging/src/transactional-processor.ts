@@ -1,6 +1,6 @@
 import { Partitioners, type Consumer, type Kafka, type Producer, type KafkaMessage } from 'kafkajs';
 import type { Logger, Registry } from '@crs/runtime';
-import { consumerLagGauge, processingHistogram } from '@crs/runtime';
+import { Counter, consumerLagGauge, getOrCreate, processingHistogram } from '@crs/runtime';
 import type { MessageSerde } from './serde';
 import { restartAfterFatalCrash } from './restart-after-fatal-crash';
 import { DEFAULT_MAX_BYTES_PER_SEND, produceSlices, type EncodedMessage } from './produce-slices';
@@ -8,14 +8,21 @@ import { headerString, type DecodedMessage, type OutgoingMessage } from './decod
 
 export interface TransactionalHandler<T> {
   /**
+   * The message types (the `type` header) this handler acts on. Messages of other types are skipped
+   * before decoding and never reach `process`; their offsets advance all the same. Every type when omitted.
+   */
+  types?: readonly string[];
+  /**
    * Decide what to emit for a batch of consumed messages (one partition, in order). Must not have side
    * effects outside the returned messages: the outputs and the consumed offsets commit in one Kafka
-   * transaction, or not at all.
+   * transaction, or not at all. Given the same state, the same messages must give the same outputs: a
+   * batch that emitted nothing commits its offsets without a transaction and may be processed again
+   * after a crash, where it must emit nothing again.
    */
   process(messages: DecodedMessage<T>[], partition: number): Promise<OutgoingMessage[]>;
-  /** Called after the transaction committed (apply staged in-memory state). */
+  /** Called after the transaction committed, or after a processed batch that emitted nothing (apply staged in-memory state). */
   committed?(partition: number): void;
-  /** Called after an abort (discard staged in-memory state). */
+  /** Called after an abort of a batch that was processed (discard staged in-memory state). */
   aborted?(partition: number): void;
   /**
    * Called before the first batch of a partition after every (re)assignment, once this instance's
@@ -36,9 +43,39 @@ export interface TransactionalProcessorOptions<T> {
   /** Transactional ids are `<prefix>-<topic>-<partition>`: a new owner of a partition fences the old one. */
   transactionalIdPrefix: string;
   handler: TransactionalHandler<T>;
+  /** Messages per transaction (default 2,000): a fetched batch is one transaction up to this many. */
   maxMessagesPerTransaction?: number;
   /** Bytes per produce call inside a transaction (default 512 KiB, under the broker's 1 MiB batch limit). */
   maxBytesPerSend?: number;
+  /**
+   * Partitions processed at the same time (default 8). Each partition has its own transactional producer
+   * and kafkajs hands a partition's batches over one after the other, so order within a partition holds;
+   * a handler must keep its staged state per partition (or set 1).
+   */
+  partitionsConsumedConcurrently?: number;
+  /**
+   * Check every consumed payload against its registered schema (default false: our own producers
+   * validate on encode). For topics written by systems outside this repository.
+   */
+  validate?: boolean;
+}
+
+const DEFAULT_MAX_PER_TRANSACTION = 2000;
+const DEFAULT_PARTITIONS_CONCURRENTLY = 8;
+const CONCURRENT_TRANSACTION_ATTEMPTS = 20;
+
+function transactionsCounter(registry: Registry): Counter<'topic' | 'handler' | 'outcome'> {
+  return getOrCreate(
+    registry,
+    'kafka_transactions_total',
+    () =>
+      new Counter({
+        name: 'kafka_transactions_total',
+        help: 'Consume-transform-produce commits by outcome: committed or aborted transaction, offsets only (a batch that emitted nothing, no transaction)',
+        labelNames: ['topic', 'handler', 'outcome'],
+        registers: [registry],
+      }),
+  );
 }
 
 /**
@@ -47,6 +84,14 @@ export interface TransactionalProcessorOptions<T> {
  * together, consumers downstream read committed only. A crash anywhere before the commit aborts the
  * transaction (the next owner's InitProducerId does it) and the batch is processed again from the last
  * committed offset.
+ *
+ * Cost (decision 0013): a kafkajs transaction costs about 9 round trips (it looks the coordinators up
+ * again for every step), so a fetched batch is one transaction, partitions run concurrently, and a batch
+ * that emitted nothing opens no transaction: its offsets ride along with the partition's next
+ * transaction in the same batch, or, at the end of the batch, are committed with one plain group offset
+ * commit. That is safe because those messages produced nothing: the commit only moves past them, after
+ * every earlier transaction of the partition committed; the group generation fences an old owner; and if
+ * the commit is lost, processing them again emits nothing again.
  */
 export class TransactionalProcessor<T> {
   private readonly consumer: Consumer;
@@ -97,13 +142,18 @@ export class TransactionalProcessor<T> {
     const { opts } = this;
     const hist = processingHistogram(opts.metrics);
     const lag = consumerLagGauge(opts.metrics);
-    const maxPerTxn = opts.maxMessagesPerTransaction ?? 500;
+    const transactions = transactionsCounter(opts.metrics);
+    const maxPerTxn = opts.maxMessagesPerTransaction ?? DEFAULT_MAX_PER_TRANSACTION;
     const maxBytesPerSend = opts.maxBytesPerSend ?? DEFAULT_MAX_BYTES_PER_SEND;
+    const wanted = opts.handler.types ? new Set(opts.handler.types) : undefined;
+    const decode = (buffer: Buffer): Promise<T> =>
+      opts.validate ? opts.serde.decodeValidated<T>(buffer) : opts.serde.decode<T>(buffer);
     await this.consumer.connect();
     await this.consumer.subscribe({ topic: opts.topic, fromBeginning: true });
     await this.consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently ?? DEFAULT_PARTITIONS_CONCURRENTLY,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
         const partition = batch.partition;
         const producer = await this.producerFor(partition);
@@ -111,61 +161,61 @@ export class TransactionalProcessor<T> {
           await opts.handler.beforePartition?.(partition);
           this.ready.add(partition);
         }
+        /** The last offset of a chunk that emitted nothing and whose commit is still owed. */
+        let owed: string | undefined;
         for (let i = 0; i < batch.messages.length; i += maxPerTxn) {
           if (!isRunning() || isStale()) return;
           const chunk = batch.messages.slice(i, i + maxPerTxn);
+          const last = chunk[chunk.length - 1]!.offset;
+          const started = process.hrtime.bigint();
           const decoded: DecodedMessage<T>[] = [];
           const outputs: OutgoingMessage[] = [];
           for (const raw of chunk) {
+            const type = headerString(raw.headers as Record<string, unknown>, 'type');
+            // Ignored types are not decoded; a message without the header is decoded and handed over.
+            if (wanted && type !== undefined && !wanted.has(type)) continue;
             try {
               decoded.push({
                 topic: batch.topic,
                 partition,
                 offset: raw.offset,
                 key: raw.key?.toString('utf8') ?? '',
-                type: headerString(raw.headers as Record<string, unknown>, 'type') ?? '',
-                value: await opts.serde.decode<T>(raw.value ?? Buffer.alloc(0)),
+                type: type ?? '',
+                value: await decode(raw.value ?? Buffer.alloc(0)),
               });
             } catch (err) {
-              opts.logger.error({ err, partition, offset: raw.offset }, 'undecodable message skipped');
+              // The code and kind only: a validation error may quote the payload (personal data).
+              opts.logger.error(
+                {
+                  code: (err as { code?: string }).code ?? 'MESSAGE_INVALID',
+                  error: (err as Error).name,
+                  partition,
+                  offset: raw.offset,
+                },
+                'undecodable message skipped',
+              );
               outputs.push(...(opts.handler.poison?.(raw, partition, err) ?? []));
             }
           }
-          const started = process.hrtime.bigint();
-          const last = chunk[chunk.length - 1]!.offset;
-          const txn = await producer.transaction();
+          const processed = decoded.length > 0;
           try {
-            outputs.push(...(await opts.handler.process(decoded, partition)));
-            const byTopic = new Map<string, EncodedMessage[]>();
-            for (const m of outputs) {
-              const list = byTopic.get(m.topic) ?? [];
-              list.push({
-                key: m.key,
-                value: await opts.serde.encode(m.type, m.value),
-                headers: { type: m.type, ...(m.headers ?? {}) },
-              });
-              byTopic.set(m.topic, list);
+            if (processed) outputs.push(...(await opts.handler.process(decoded, partition)));
+            if (outputs.length > 0) {
+              await this.commitTransaction(producer, outputs, batch.topic, partition, last, maxBytesPerSend);
+              owed = undefined;
+              transactions.labels(batch.topic, opts.groupId, 'committed').inc();
+            } else {
+              owed = last;
             }
-            // Several produce calls in one transaction: each stays under the broker's batch limit.
-            for (const topicMessages of produceSlices(byTopic, maxBytesPerSend)) {
-              await txn.sendBatch({ acks: -1, topicMessages });
-            }
-            await txn.sendOffsets({
-              consumerGroupId: opts.groupId,
-              topics: [
-                { topic: batch.topic, partitions: [{ partition, offset: (BigInt(last) + 1n).toString() }] },
-              ],
-            });
-            await txn.commit();
           } catch (err) {
-            await txn.abort().catch(() => undefined);
-            opts.handler.aborted?.(partition);
+            if (processed) opts.handler.aborted?.(partition);
+            transactions.labels(batch.topic, opts.groupId, 'aborted').inc();
             hist
               .labels(batch.topic, opts.groupId, 'aborted')
               .observe(Number(process.hrtime.bigint() - started) / 1e9);
             throw err;
           }
-          opts.handler.committed?.(partition);
+          if (processed) opts.handler.committed?.(partition);
           const seconds = Number(process.hrtime.bigint() - started) / 1e9 / Math.max(chunk.length, 1);
           for (let k = 0; k < chunk.length; k++)
             hist.labels(batch.topic, opts.groupId, 'ok').observe(seconds);
@@ -175,8 +225,75 @@ export class TransactionalProcessor<T> {
             .set(Number(BigInt(batch.highWatermark) - BigInt(last) - 1n));
           await heartbeat();
         }
+        if (owed !== undefined && isRunning() && !isStale()) {
+          try {
+            await this.consumer.commitOffsets([
+              { topic: batch.topic, partition, offset: (BigInt(owed) + 1n).toString() },
+            ]);
+            transactions.labels(batch.topic, opts.groupId, 'offsets_only').inc();
+          } catch (err) {
+            // Nothing is lost: the next transaction of the partition covers these offsets, or whoever
+            // owns the partition next processes those messages again and they emit nothing again.
+            opts.logger.warn(
+              { code: (err as { type?: string }).type, partition, offset: owed },
+              'offsets of a batch without outputs not committed; left to the next commit',
+            );
+          }
+        }
       },
     });
+  }
+
+  /** Outputs and the consumed offsets up to `last` in one transaction. */
+  private async commitTransaction(
+    producer: Producer,
+    outputs: OutgoingMessage[],
+    topic: string,
+    partition: number,
+    last: string,
+    maxBytesPerSend: number,
+  ): Promise<void> {
+    const { opts } = this;
+    // Encoded (and validated) before the transaction opens: a bad output aborts nothing.
+    const byTopic = new Map<string, EncodedMessage[]>();
+    for (const m of outputs) {
+      const list = byTopic.get(m.topic) ?? [];
+      list.push({
+        key: m.key,
+        value: await opts.serde.encode(m.type, m.value),
+        headers: { type: m.type, ...(m.headers ?? {}) },
+      });
+      byTopic.set(m.topic, list);
+    }
+    for (let attempt = 1; ; attempt++) {
+      const txn = await producer.transaction();
+      let committing = false;
+      try {
+        // Several produce calls in one transaction: each stays under the broker's batch limit.
+        for (const topicMessages of produceSlices(byTopic, maxBytesPerSend)) {
+          await txn.sendBatch({ acks: -1, topicMessages });
+        }
+        await txn.sendOffsets({
+          consumerGroupId: opts.groupId,
+          topics: [{ topic, partitions: [{ partition, offset: (BigInt(last) + 1n).toString() }] }],
+        });
+        committing = true;
+        await txn.commit();
+        return;
+      } catch (err) {
+        await txn.abort().catch(() => undefined);
+        // The coordinator answers CONCURRENT_TRANSACTIONS while the markers of the partition's previous
+        // transaction are still being written; kafkajs does not retry it inside a transaction. Before
+        // the commit was asked for, nothing of this one can be visible: abort and run it again. An error
+        // from the commit itself is ambiguous and goes up (the batch is processed again).
+        const retry =
+          !committing &&
+          (err as { type?: string }).type === 'CONCURRENT_TRANSACTIONS' &&
+          attempt < CONCURRENT_TRANSACTION_ATTEMPTS;
+        if (!retry) throw err;
+        await new Promise((r) => setTimeout(r, 5 * attempt));
+      }
+    }
   }
 
   private async producerFor(partition: number): Promise<Producer> {

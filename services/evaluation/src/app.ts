@@ -236,7 +236,8 @@ export function buildEvaluationService(
         groupId: `${prefix}${config.CONSUMER_GROUP}`,
         topic: topics.customerEvents,
         transactionalIdPrefix: `${prefix}${config.TRANSACTIONAL_ID_PREFIX}`,
-        handler: { process: evaluateBatch },
+        // Only requests are evaluated: the other customer events are skipped unread (decision 0013).
+        handler: { types: ['RiskEvaluationRequested'], process: evaluateBatch },
       });
       health.addReadinessCheck('events', () => processor?.isReady() ?? false);
       health.addReadinessCheck('mongo', () => watchdog!.ping());

@@ -536,6 +536,8 @@ export function buildScreeningService(
         topic: topics.customerEvents,
         transactionalIdPrefix: `${prefix}${config.TRANSACTIONAL_ID_PREFIX}`,
         handler: {
+          // Only requests are screened: the other customer events are skipped unread (decision 0013).
+          types: ['ScreeningRequested'],
           process: processBatch,
           // The internal list must include BLACK marks written before the request on this partition.
           beforePartition: async (p) => eventsReader!.waitUntilCaughtUp([p]),

@@ -242,6 +242,10 @@ export class OperationDeciderShell {
         groupId: `${prefix}${this.deps.consumerGroup}-${owner}`,
         topic,
         transactionalIdPrefix: `${prefix}${this.deps.transactionalIdPrefix}`,
+        // Decisions are serialised by the lock and staged in one map: one partition at a time.
+        partitionsConsumedConcurrently: 1,
+        // Upstream systems write the ingest topic: their payloads are checked against the schema.
+        validate: owner === 'ingest',
         handler: {
           process: (messages) => this.decideBatch(owner, messages.map(toPending)),
           committed: () => this.committed(owner),
