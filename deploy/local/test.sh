@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test pipeline behind `npm test` (run by bootstrap.sh after install and build):
-#   1. lint (eslint: types, architecture guards; prettier --check) and unit tests (need nothing running)
+#   1. lint (eslint: types, architecture guards; prettier --check) and unit tests (need nothing running);
+#      chromium for the /docs browser test (ensure-chromium.sh: apt-get install when missing)
 #   2. the local stack                 (stack.sh up; only what was not running already)
 #   3. integration and e2e tests       (against the stack, one file at a time)
 #   4. extra suites deploy/local/test.d/*.sh, in name order (deploy checks, short fuzz, short fault run)
@@ -119,6 +120,8 @@ trap 'echo "interrupted" >&2; exit 130' INT TERM
 step "contracts up to date" pnpm run -s gen:check
 step "lint" pnpm run -s lint
 step "unit" pnpm exec jest --selectProjects unit --passWithNoTests
+# The /docs e2e test drives Debian's chromium; installed here (apt-get, first run only) when missing.
+step "chromium" bash "$ROOT/deploy/local/ensure-chromium.sh"
 
 if step "stack up" stack_up; then
   # --forceExit: a connection a test forgot to close must fail nothing and must not hang CI until its

@@ -895,7 +895,7 @@ describe('HTTP API endpoints', () => {
       const docs = await api.get('/docs');
       expect(docs.status).toBe(200);
       expect(docs.headers.get('content-type')).toMatch(/text\/html/);
-      expect(docs.body).toContain('/core-ws-rest/batch-customers');
+      expect(docs.body).toContain('/docs/assets/swagger-ui-bundle.js');
       expect((await api.get('/health/live')).body).toEqual({ status: 'UP' });
       expect((await api.get('/health/ready')).body).toMatchObject({ status: 'UP' });
       const metrics = await api.get('/metrics');

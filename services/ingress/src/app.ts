@@ -12,9 +12,9 @@ import {
   type Logger,
   type Registry,
 } from '@crs/runtime';
-import { ErrorCodes, buildOpenApi, createValidators, renderDocsHtml } from '@crs/contracts';
+import { ErrorCodes, buildOpenApi, createValidators } from '@crs/contracts';
 import { createTokenVerifier } from '@crs/auth';
-import { DurablePublisher, setUpMessaging } from '@crs/messaging';
+import { DurablePublisher, buildAsyncApi, setUpMessaging } from '@crs/messaging';
 import { ProjectionCatalog, connectMongo, watchMongo, type MongoWatchdog } from '@crs/store';
 import { ClassifierStore } from './classifiers/classifier-store';
 import { demoClassifiers } from './classifiers/demo-classifiers';
@@ -27,6 +27,7 @@ import { callbackRoutes } from './routes/callback-routes';
 import { screeningProxy } from './routes/screening-proxy';
 import { riskRoutes } from './routes/risk-routes';
 import { errorMiddleware } from './http/error-middleware';
+import { apiDocsRoutes } from './http/api-docs';
 import { ApiError, ResourceNotFoundError } from './http/api-error';
 import type { IngressConfig } from './config';
 
@@ -126,9 +127,18 @@ export function buildIngress(
     app.get('/openapi.json', (_req, res) => {
       res.json(openapi);
     });
-    app.get('/docs', (_req, res) => {
-      res.type('html').send(renderDocsHtml('/openapi.json'));
-    });
+    app.use(
+      apiDocsRoutes({
+        openapiUrl: '/openapi.json',
+        title: 'Customer Risk Import Service API',
+        asyncapi: () =>
+          buildAsyncApi({
+            topicPrefix: config.TOPIC_PREFIX,
+            partitions: config.TOPIC_PARTITIONS,
+            replicas: config.TOPIC_REPLICATION_FACTOR,
+          }),
+      }),
+    );
     app.use((req, _res, next) => {
       if (
         (req.method === 'POST' || req.method === 'PUT') &&
