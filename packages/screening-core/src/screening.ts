@@ -156,9 +156,54 @@ function prepareName(raw: string, kind: NameKind, cache: TokenCache): Token[] {
 function prepareQuery(
   caches: Pick<ScreeningIndex, 'tokenCache' | 'compoundCache'>,
   query: ScreeningQuery,
+  kind: NameKind = nameKind(query.entityType),
 ): NameSide {
-  const tokens = prepareName(query.name, nameKind(query.entityType), caches.tokenCache);
+  const tokens = prepareName(query.name, kind, caches.tokenCache);
   return withCompounds(tokens, (text) => caches.compoundCache.get(text));
+}
+
+/**
+ * How a query name is parsed, and against which entries. A query with an entity type is parsed as that
+ * kind (a customer record says what it is). Without one, the name is parsed as a person against every
+ * entry, and also as an organisation against organisations and as a vessel against vessels and aircraft
+ * when that parse differs (it drops legal forms or vessel prefixes: "TAMAS COMPANY" is `tamas` as an
+ * organisation, like its SDN entry); each entry keeps its best score, so the better parse wins. Only names
+ * with a legal form or vessel prefix pay for the extra passes.
+ */
+interface Parse {
+  kind: NameKind;
+  /** Entries of this kind only; undefined: every entry. */
+  only?: NameKind;
+}
+
+function parsesOf(query: ScreeningQuery): Parse[] {
+  if (query.entityType !== undefined) return [{ kind: nameKind(query.entityType) }];
+  const person = nameTokens(query.name, 'person').join(' ');
+  const parses: Parse[] = [{ kind: 'person' }];
+  for (const kind of ['organization', 'vessel'] as const) {
+    if (nameTokens(query.name, kind).join(' ') !== person) parses.push({ kind, only: kind });
+  }
+  return parses;
+}
+
+/** Runs `run` once per parse of the query and keeps every entry's best hit (limit applied after). */
+function withParses(
+  query: ScreeningQuery,
+  options: ScreeningOptions,
+  run: (parse: Parse, options: ScreeningOptions) => Hit[],
+): Hit[] {
+  const parses = parsesOf(query);
+  if (parses.length === 1) return run(parses[0]!, options);
+  const unlimited = { ...options, limit: Number.MAX_SAFE_INTEGER };
+  const best = new Map<string, Hit>();
+  for (const parse of parses) {
+    for (const hit of run(parse, unlimited)) {
+      const key = `${hit.source}\u0000${hit.entryId}`;
+      const seen = best.get(key);
+      if (!seen || hit.score > seen.score) best.set(key, hit);
+    }
+  }
+  return [...best.values()].sort(byRank).slice(0, options.limit ?? 20);
 }
 
 function flattenPostings(lists: readonly (readonly number[])[]): {
@@ -381,9 +426,14 @@ function minThreshold(options: ScreeningOptions): number {
   );
 }
 
-function entryAllowed(entry: Pick<ListEntry, 'list' | 'entityType'>, query: ScreeningQuery): boolean {
+function entryAllowed(
+  entry: Pick<ListEntry, 'list' | 'entityType'>,
+  query: ScreeningQuery,
+  parse?: Parse,
+): boolean {
   if (query.lists && !query.lists.includes(entry.list)) return false;
   if (query.entityType && entry.entityType !== query.entityType) return false;
+  if (parse?.only !== undefined && nameKind(entry.entityType) !== parse.only) return false;
   return true;
 }
 
@@ -727,7 +777,9 @@ function collectCandidates(
  */
 export function screen(index: ScreeningIndex, query: ScreeningQuery, options: ScreeningOptions = {}): Hit[] {
   validate(query);
-  return withReadings(index.reader, query, options, (q, reading, o) => screenName(index, q, o, reading));
+  return withParses(query, options, (parse, po) =>
+    withReadings(index.reader, query, po, parse, (q, reading, o) => screenName(index, q, o, parse, reading)),
+  );
 }
 
 /**
@@ -740,9 +792,10 @@ function screenName(
   index: ScreeningIndex,
   query: ScreeningQuery,
   options: ScreeningOptions,
+  parse: Parse,
   reading = false,
 ): Hit[] {
-  const side = prepareQuery(index, query);
+  const side = prepareQuery(index, query, parse.kind);
   const queryShort = shortWords(side.tokens);
   const floor = minThreshold(options);
   const scratch = scratchOf(index);
@@ -751,7 +804,7 @@ function screenName(
   const touched = collectCandidates(index, scratch, side, queryStamp, reading);
   const queryWords = side.tokens.filter((t) => !t.initial).length;
   // Which (list, entity type) kinds of names the query may match, by kind code.
-  const allowed = Uint8Array.from(index.nameKinds, (kind) => (entryAllowed(kind, query) ? 1 : 0));
+  const allowed = Uint8Array.from(index.nameKinds, (kind) => (entryAllowed(kind, query, parse) ? 1 : 0));
   const best = new Map<number, Scored>();
   for (let k = 0; k < touched; k += 1) {
     const nameId = scratch.touched[k]!;
@@ -778,8 +831,10 @@ export function screenExhaustive(
   options: ScreeningOptions = {},
 ): Hit[] {
   validate(query);
-  return withReadings(index.reader, query, options, (q, reading, o) =>
-    screenNameExhaustive(index, q, o, reading),
+  return withParses(query, options, (parse, po) =>
+    withReadings(index.reader, query, po, parse, (q, reading, o) =>
+      screenNameExhaustive(index, q, o, parse, reading),
+    ),
   );
 }
 
@@ -787,14 +842,15 @@ function screenNameExhaustive(
   index: ScreeningIndex,
   query: ScreeningQuery,
   options: ScreeningOptions,
+  parse: Parse,
   reading: boolean,
 ): Hit[] {
-  const side = prepareQuery(index, query);
+  const side = prepareQuery(index, query, parse.kind);
   const queryShort = shortWords(side.tokens);
   const floor = minThreshold(options);
   const best = new Map<number, Scored>();
   for (const name of index.names) {
-    if (!entryAllowed(index.entries[name.entry]!, query)) continue;
+    if (!entryAllowed(index.entries[name.entry]!, query, parse)) continue;
     if (countLinks(side, name, reading) < requiredLinks(side.tokens, name.tokens)) continue;
     const comparison = explainNames(side, name, tokenSimilarity);
     offer(best, name.entry, name, comparison.score, floor, reading, queryShort, () => comparison);
@@ -809,16 +865,20 @@ export function scoreEntry(
   reader: NameReader = KOREAN_READER,
 ): Hit | undefined {
   validate(query);
-  return withReadings(reader, query, { threshold: 0, limit: 1 }, (q, reading) =>
-    scoreEntryName(q, entry, reading),
+  const options = { threshold: 0, limit: 1 };
+  return withParses(query, options, (parse, po) =>
+    parse.only !== undefined && parse.only !== nameKind(entry.entityType)
+      ? []
+      : withReadings(reader, query, po, parse, (q, reading) => scoreEntryName(q, entry, parse, reading)),
   )[0];
 }
 
-function scoreEntryName(query: ScreeningQuery, entry: ListEntry, reading: boolean): Hit[] {
+function scoreEntryName(query: ScreeningQuery, entry: ListEntry, parse: Parse, reading: boolean): Hit[] {
   const cache = new TokenCache(1000);
   const side = prepareQuery(
     { tokenCache: cache, compoundCache: new TokenCache(1000, makeCompoundToken) },
     query,
+    parse.kind,
   );
   const queryShort = shortWords(side.tokens);
   const kind = nameKind(entry.entityType);
@@ -849,6 +909,7 @@ function withReadings(
   reader: NameReader,
   query: ScreeningQuery,
   options: ScreeningOptions,
+  parse: Parse,
   run: (query: ScreeningQuery, reading: boolean, options: ScreeningOptions) => Hit[],
 ): Hit[] {
   const hits = run(query, false, options);
@@ -856,7 +917,7 @@ function withReadings(
   if (readings.length === 0) return hits;
   // The name as written, in the explanation of a hit through a reading too: suppression of a decided
   // hit is keyed by it (a corrected name must bring the hit back even when both read the same).
-  const written = [...new Set(nameTokens(query.name, nameKind(query.entityType)))];
+  const written = [...new Set(nameTokens(query.name, parse.kind))];
   // Every hit of a reading: the limit applies to the merged, penalised list.
   const unlimited = { ...options, limit: Number.MAX_SAFE_INTEGER };
   const best = new Map<string, Hit>();

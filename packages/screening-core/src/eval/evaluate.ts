@@ -12,6 +12,13 @@ import {
   type ScreeningQuery,
 } from '../screening';
 import { readCsv, readLines, readPersons, type PersonRow } from './datasets';
+import {
+  generatePerturbations,
+  loadTransliterators,
+  PERTURBATION_KINDS,
+  PERTURBATION_SEED,
+  type PerturbationCase,
+} from './perturbations';
 
 /** Thresholds of the precision/recall sweep. */
 export const SWEEP_THRESHOLDS = [0.8, 0.82, 0.84, 0.85, 0.86, 0.88, 0.9, 0.92, 0.95] as const;
@@ -55,8 +62,57 @@ export interface EvaluationReport {
   putinNamesMatchingCanonical: number;
   putinNames: number;
   sweep: SweepPoint[];
+  perturbations: PerturbationReport;
   falseNegativeExamples: Array<{ set: string; query: string; expected: string; bestScore: number }>;
   falsePositiveExamples: Array<{ query: string; matchedName: string; source: string; score: number }>;
+}
+
+export interface PerturbationReport {
+  seed: number;
+  cases: number;
+  /** Own entry found at the threshold, the query with the entry's type and without a type. */
+  recallTyped: number;
+  recallUntyped: number;
+  byKind: Array<{ kind: string; cases: number; recallTyped: number; recallUntyped: number }>;
+  /** Up to 5 misses per kind (searched without a type), with the best score of the own entry. */
+  missExamples: Array<{ kind: string; query: string; original: string; score: number }>;
+}
+
+/** The generated perturbation suite (eval/perturbations.ts) against every list. */
+export function evaluatePerturbations(
+  index: ScreeningIndex,
+  cases: readonly PerturbationCase[],
+  threshold: number,
+): PerturbationReport {
+  const own = (c: PerturbationCase, typed: boolean): number => {
+    const q: ScreeningQuery = typed ? { name: c.query, entityType: c.entityType } : { name: c.query };
+    const hits = screen(index, q, { threshold: FLOOR, limit: 1000 });
+    return hits.find((h) => h.source === c.source && h.entryId === c.entryId)?.score ?? 0;
+  };
+  const outcomes = cases.map((c) => ({ c, typed: own(c, true), untyped: own(c, false) }));
+  const recall = (list: typeof outcomes, key: 'typed' | 'untyped') =>
+    share(list.filter((o) => o[key] >= threshold).length, list.length);
+  const missExamples: PerturbationReport['missExamples'] = [];
+  for (const kind of PERTURBATION_KINDS) {
+    for (const o of outcomes.filter((x) => x.c.kind === kind && x.untyped < threshold).slice(0, 5))
+      missExamples.push({ kind, query: o.c.query, original: o.c.original, score: o.untyped });
+  }
+  return {
+    seed: PERTURBATION_SEED,
+    cases: cases.length,
+    recallTyped: recall(outcomes, 'typed'),
+    recallUntyped: recall(outcomes, 'untyped'),
+    byKind: PERTURBATION_KINDS.map((kind) => {
+      const of = outcomes.filter((o) => o.c.kind === kind);
+      return {
+        kind,
+        cases: of.length,
+        recallTyped: recall(of, 'typed'),
+        recallUntyped: recall(of, 'untyped'),
+      };
+    }),
+    missExamples,
+  };
 }
 
 function queryOf(row: PersonRow): ScreeningQuery {
@@ -214,6 +270,12 @@ export function runEvaluation(
     (n) => pairScore(n, 'Vladimir Vladimirovich Putin') >= threshold,
   ).length;
 
+  const perturbations = evaluatePerturbations(
+    all,
+    generatePerturbations(snapshots, loadTransliterators(dataDir)),
+    threshold,
+  );
+
   const unJoined = unTreated.filter((o) => o.joined);
   const pepJoined = pepOut.filter((o) => o.joined);
   const sweep: SweepPoint[] = [...new Set([...SWEEP_THRESHOLDS, threshold])]
@@ -280,6 +342,7 @@ export function runEvaluation(
     putinNamesMatchingCanonical,
     putinNames: putin.length,
     sweep,
+    perturbations,
     falseNegativeExamples,
     falsePositiveExamples,
   };

@@ -50,6 +50,23 @@ function markdown(r: EvaluationReport, bench: BenchmarkFigure[], generatedAt: st
         `| ${p.threshold} | ${pct(p.unTreatedRecall)} | ${pct(p.pepRecall)} | ${pct(p.negativeAlertRate)} | ${p.precision} | ${p.recall} | ${p.f1} |`,
     ),
     '',
+    '## Perturbation suite (generated from the lists)',
+    '',
+    `${r.perturbations.cases} cases, seed ${r.perturbations.seed} (packages/screening-core/src/eval/perturbations.ts): list names (sanctions and PEP, Latin script) altered one way each; recall = the own entry scores at least the threshold among hits against ALL lists, queried with the entry's type and without a type.`,
+    '',
+    '| Kind | Cases | Recall with type | Recall without type |',
+    '|---|---|---|---|',
+    ...r.perturbations.byKind.map(
+      (k) => `| ${k.kind} | ${k.cases} | ${pct(k.recallTyped)} | ${pct(k.recallUntyped)} |`,
+    ),
+    `| **all** | ${r.perturbations.cases} | ${pct(r.perturbations.recallTyped)} | ${pct(r.perturbations.recallUntyped)} |`,
+    '',
+    'Misses (searched without a type, up to 5 per kind):',
+    '',
+    ...r.perturbations.missExamples.map(
+      (m) => `- ${m.kind}: "${m.query}" for "${m.original}" (own entry ${m.score})`,
+    ),
+    '',
     '## Cross-script pairs',
     '',
     '| Query | Expected | Min score | Our score |',
@@ -91,6 +108,7 @@ async function main(): Promise<void> {
   writeFileSync(path.join(outDir, 'screening-eval.md'), markdown(report, bench, generatedAt));
   const {
     crossScriptDetails: _c,
+    perturbations,
     sweep,
     falseNegativeExamples: _f,
     falsePositiveExamples: _p,
@@ -98,6 +116,7 @@ async function main(): Promise<void> {
   } = report;
   console.log(JSON.stringify(summary, null, 2));
   console.table(sweep);
+  console.table(perturbations.byKind);
   if (bench.length) console.table(bench);
   const met =
     report.unTreatedRecall >= TARGETS.unTreatedRecall &&

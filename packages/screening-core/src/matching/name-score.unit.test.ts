@@ -3,6 +3,9 @@ import {
   compareNames,
   MIN_TOKEN_SIMILARITY,
   UNMATCHED_CANDIDATE_PENALTY,
+  UNMATCHED_CANDIDATE_PENALTY_COVERED,
+  COVERED_MIN_WEIGHT,
+  COVERED_MIN_SIMILARITY,
   UNMATCHED_QUERY_PENALTY,
   weight,
   withCompounds,
@@ -40,11 +43,17 @@ function sortAndPass(query: Token[], candidate: Token[], sims: number[][]): numb
     if (!q.initial && !c.initial) full = true;
   }
   if (!full) return 0;
+  const covered =
+    den >= COVERED_MIN_WEIGHT &&
+    num >= COVERED_MIN_SIMILARITY * den &&
+    usedQ.size === query.length &&
+    query.filter((t) => !t.initial).length >= 2;
   query.forEach((t, i) => {
     if (!usedQ.has(i)) den += UNMATCHED_QUERY_PENALTY * weight(t);
   });
   candidate.forEach((t, j) => {
-    if (!usedC.has(j)) den += UNMATCHED_CANDIDATE_PENALTY * weight(t);
+    if (!usedC.has(j))
+      den += (covered ? UNMATCHED_CANDIDATE_PENALTY_COVERED : UNMATCHED_CANDIDATE_PENALTY) * weight(t);
   });
   return num / den;
 }

@@ -278,6 +278,11 @@ export function foldName(name: string): string {
 /**
  * Comparable tokens of a name: folded words without titles, particles and (for organisations)
  * legal forms. If removing them would leave nothing, the folded words are kept.
+ *
+ * A name of single letters only links nothing (initials are not blocking keys), so it could never be
+ * found, even searched exactly: letters are written together as one word (`B R C S.A.` -> `brc`,
+ * `K M A` -> `kma`, `G-9` -> `g9`), and a single letter left after the removals brings the removed words
+ * back (`LADY D`, a vessel, stays `lady d`).
  */
 export function nameTokens(name: string, kind: NameKind): string[] {
   const words = foldName(name).split(' ').filter(Boolean);
@@ -287,5 +292,8 @@ export function nameTokens(name: string, kind: NameKind): string[] {
     if (kind === 'vessel' && (VESSEL_PREFIXES.has(w) || LEGAL_FORMS.has(w))) return false;
     return true;
   });
-  return kept.length > 0 ? kept : words;
+  const tokens = kept.length > 0 ? kept : words;
+  if (tokens.some((w) => w.length > 1)) return tokens;
+  if (tokens.length > 1) return [tokens.join('')];
+  return words.some((w) => w.length > 1) ? words : [words.join('')];
 }

@@ -45,9 +45,19 @@ function popcount(x: number): number {
   return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
-/** Consonant skeleton: vowels (and the semivowels w, y) removed, doubled letters collapsed. */
+/**
+ * Consonant skeleton: vowels (and the semivowels w, y) removed, doubled letters collapsed, and Latin
+ * consonants Arabic script has no letter for written as the letter it uses (p -> b, v -> f, c and q -> k;
+ * gh, the usual rendering of both غ and a Latin g, -> g): "Pena" is written بينا, "Sergio" سرغيو.
+ */
 export function consonantSkeleton(text: string): string {
-  return text.replace(/[aeiouyw]/g, '').replace(/(.)\1+/g, '$1');
+  return text
+    .replace(/[aeiouyw]/g, '')
+    .replace(/gh/g, 'g')
+    .replace(/p/g, 'b')
+    .replace(/v/g, 'f')
+    .replace(/c(?!h)|q/g, 'k')
+    .replace(/(.)\1+/g, '$1');
 }
 
 /** Letters of a Latin transcription that stand for one consonant. */
@@ -278,12 +288,14 @@ function jaroWinklerBound(a: Token, b: Token): number {
   const la = a.text.length;
   const lb = b.text.length;
   const common = popcount(a.letters & b.letters);
-  const repeats = Math.min(a.repeats, b.repeats);
-  const m = Math.min(la, lb, common + repeats);
+  // Ternaries, not Math.min (see weight() in name-score.ts): this bound runs for most word pairs.
+  const shorter = la < lb ? la : lb;
+  const shared = common + (a.repeats < b.repeats ? a.repeats : b.repeats);
+  const m = shorter < shared ? shorter : shared;
   if (m === 0) return 0;
   const j = (m / la + m / lb + 1) / 3;
   if (j < 0.7) return j;
-  const limit = Math.min(la, lb, 4);
+  const limit = shorter < 4 ? shorter : 4;
   let prefix = 0;
   while (prefix < limit && a.text.charCodeAt(prefix) === b.text.charCodeAt(prefix)) prefix += 1;
   return j + prefix * 0.1 * (1 - j);
