@@ -179,4 +179,125 @@ describe('DeliveryStore (callback queue)', () => {
     expect(await store.claim(due[1]!, T0, at(30))).toMatchObject({ eventId: 'e-2' });
     expect((await store.queue.find().toArray()).map((e) => e._id)).toEqual(['e-2|ep-1']);
   });
+
+  it('recordBatch writes a batch in bulk: the log gets every delivery, the queue only what is pending', async () => {
+    await store.recordBatch(
+      [
+        {
+          delivery: delivery(1),
+          status: 'delivered',
+          attempts: 1,
+          attempt: { at: T0, status: 204, ms: 4 },
+          nextAttemptAt: T0,
+        },
+        {
+          delivery: delivery(2),
+          status: 'pending',
+          attempts: 1,
+          attempt: { at: T0, status: 500, ms: 2 },
+          nextAttemptAt: at(1),
+        },
+        { delivery: delivery(3), status: 'pending', attempts: 0, nextAttemptAt: T0 },
+        {
+          delivery: delivery(4, { _id: 'e-4|ep-1', streamId: 'DEMO:C-2' }),
+          status: 'dead',
+          attempts: 1,
+          attempt: { at: T0, status: 503, ms: 1 },
+          nextAttemptAt: T0,
+        },
+      ],
+      T0,
+    );
+    expect(await store.collection.findOne({ _id: 'e-1|ep-1' })).toMatchObject({
+      status: 'delivered',
+      attempts: 1,
+      deliveredAt: T0,
+      communicationNumber: 'comm-1',
+      log: [{ status: 204, ms: 4 }],
+    });
+    expect(await store.collection.findOne({ _id: 'e-2|ep-1' })).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      nextAttemptAt: at(1),
+      log: [{ status: 500 }],
+    });
+    expect(await store.collection.findOne({ _id: 'e-4|ep-1' })).toMatchObject({
+      status: 'dead',
+      attempts: 1,
+    });
+    expect((await store.queued()).map((e) => [e._id, e.attempts, e.nextAttemptAt])).toEqual([
+      ['e-2|ep-1', 1, at(1)],
+      ['e-3|ep-1', 0, T0],
+    ]);
+    // The queue path takes over: the entry waiting behind the failed one is blocked until it ends.
+    expect([...(await store.blockedAmong(await store.due(at(1), 10)))]).toEqual(['e-3|ep-1']);
+    const entry = (await store.due(at(1), 10)).find((e) => e._id === 'e-2|ep-1');
+    const retried = await store.claim(entry!, at(1), at(30));
+    expect(retried).toMatchObject({ eventId: 'e-2', attempts: 2 });
+  });
+
+  it('recordBatch of a batch consumed again merges into the log by _id: nothing doubled, nothing revived', async () => {
+    const batch = [
+      {
+        delivery: delivery(1),
+        status: 'delivered' as const,
+        attempts: 1,
+        attempt: { at: T0, status: 204, ms: 4 },
+        nextAttemptAt: T0,
+      },
+      {
+        delivery: delivery(2),
+        status: 'pending' as const,
+        attempts: 1,
+        attempt: { at: T0, status: 500, ms: 2 },
+        nextAttemptAt: at(1),
+      },
+      { delivery: delivery(3), status: 'pending' as const, attempts: 0, nextAttemptAt: T0 },
+    ];
+    await store.recordBatch(batch, T0);
+    // The same events consumed again after a crash: 1 was sent again, 2 now succeeds, 3 is queued again.
+    await store.recordBatch(
+      [
+        { ...batch[0]!, attempt: { at: at(5), status: 204, ms: 3 } },
+        {
+          ...batch[1]!,
+          status: 'delivered',
+          attempt: { at: at(5), status: 200, ms: 3 },
+          nextAttemptAt: at(5),
+        },
+        batch[2]!,
+      ],
+      at(5),
+    );
+    expect(await store.collection.countDocuments()).toBe(3);
+    expect(await store.collection.findOne({ _id: 'e-1|ep-1' })).toMatchObject({
+      status: 'delivered',
+      log: [{ status: 204 }, { status: 204 }],
+    });
+    expect(await store.collection.findOne({ _id: 'e-2|ep-1' })).toMatchObject({
+      status: 'delivered',
+      attempts: 2,
+      deliveredAt: at(5),
+      log: [{ status: 500 }, { status: 200 }],
+    });
+    expect((await store.queued()).map((e) => e._id)).toEqual(['e-3|ep-1']);
+    // A delivery that ended is not put back in the queue by a repeated batch.
+    const d3 = await store.claim((await store.due(T0, 1))[0]!, T0, at(30));
+    await store.recordAttempt(d3!, { at: T0, status: 204, ms: 1 }, { status: 'delivered' });
+    await store.recordBatch([batch[2]!], at(9));
+    expect(await store.queued()).toEqual([]);
+  });
+
+  it('recordBatch writes more than one bulk command (over 500 deliveries) in one call', async () => {
+    const many = Array.from({ length: 1203 }, (_, i) => ({
+      delivery: delivery(i + 1, { _id: `e-${i + 1}|ep-1`, streamId: `DEMO:C-${i}`, streamVersion: 1 }),
+      status: (i % 100 === 0 ? 'pending' : 'delivered') as 'pending' | 'delivered',
+      attempts: 1,
+      attempt: { at: T0, status: i % 100 === 0 ? 500 : 204, ms: 1 },
+      nextAttemptAt: at(1),
+    }));
+    await store.recordBatch(many, T0);
+    expect(await store.collection.countDocuments()).toBe(1203);
+    expect(await store.queue.countDocuments()).toBe(13);
+  });
 });

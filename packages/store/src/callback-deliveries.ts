@@ -57,6 +57,21 @@ export interface QueueEntry {
 
 export type NewDelivery = Omit<DeliveryDoc, 'status' | 'attempts' | 'log' | 'createdAt'>;
 
+/**
+ * Where a delivery taken straight from a consumed batch stands when its batch is written
+ * (`recordBatch`): `attempt` is the attempt made from the batch, if any; a `pending` one gets a queue
+ * entry due at `nextAttemptAt` (a retry, a delivery waiting behind an earlier one, or an attempt still
+ * running, whose entry is leased until its timeout has passed).
+ */
+export interface BatchOutcome {
+  delivery: NewDelivery;
+  status: DeliveryDoc['status'];
+  /** Attempts made so far (0 when none was made from the batch). */
+  attempts: number;
+  attempt?: DeliveryAttempt;
+  nextAttemptAt: Date;
+}
+
 export interface RedeliverFilter {
   eventIds?: string[];
   businessUnit?: string;
@@ -67,8 +82,53 @@ export interface RedeliverFilter {
 
 const LANE = { streamId: 1, endpointId: 1, streamVersion: 1, nextAttemptAt: 1, attempts: 1 } as const;
 
+/** At most this many documents per insertMany (one command, one SQLite transaction on FerretDB). */
+const MAX_BULK = 500;
+
+function queueEntryOf(o: BatchOutcome): QueueEntry {
+  return {
+    _id: o.delivery._id,
+    streamId: o.delivery.streamId,
+    endpointId: o.delivery.endpointId,
+    streamVersion: o.delivery.streamVersion,
+    nextAttemptAt: o.nextAttemptAt,
+    attempts: o.attempts,
+  };
+}
+
 function isDuplicateKey(err: unknown): boolean {
   return (err as { code?: number }).code === 11000;
+}
+
+/**
+ * Inserts documents unordered, at most MAX_BULK per command, and returns the indexes (into `docs`) of
+ * those whose `_id` already existed. Any other write error is thrown.
+ */
+async function insertNew<T extends { _id: string }>(collection: Collection<T>, docs: T[]): Promise<number[]> {
+  const duplicates: number[] = [];
+  for (let from = 0; from < docs.length; from += MAX_BULK) {
+    const slice = docs.slice(from, from + MAX_BULK);
+    try {
+      await collection.insertMany(slice as unknown as Parameters<Collection<T>['insertMany']>[0], {
+        ordered: false,
+      });
+    } catch (err) {
+      const writeErrors = (err as { writeErrors?: unknown }).writeErrors;
+      const list = (Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : []) as {
+        code?: number;
+        index?: number;
+        err?: { code?: number; index?: number };
+      }[];
+      if (list.length === 0) throw err;
+      for (const e of list) {
+        const code = e.code ?? e.err?.code;
+        const index = e.index ?? e.err?.index;
+        if (code !== 11000 || index === undefined) throw err;
+        duplicates.push(from + index);
+      }
+    }
+  }
+  return duplicates;
 }
 
 /**
@@ -84,6 +144,10 @@ function isDuplicateKey(err: unknown): boolean {
  * in it with a conditional update, therefore read every delivery ever made, and callback latency grew
  * with history (docs/callbacks.md, "Queue"). All conditional work (due, claim, order) now runs on the
  * queue, which holds only what is pending; the log is written by `_id` only.
+ *
+ * The callback service writes a consumed batch's first attempts in bulk (`recordBatch`: one insertMany
+ * into the log, one into the queue for what is not done); retries, redeliveries and attempts handed over
+ * by a batch go through the queue one by one (`due`, `claim`, `recordAttempt`).
  *
  * A crash between the two writes leaves the queue stale; it heals without sending twice: a claimed
  * entry whose log says the delivery ended is removed instead of sent, and a pending delivery that lost
@@ -144,6 +208,70 @@ export class DeliveryStore {
       // Two writers upserting the same new entry: the other one created it.
       if (!isDuplicateKey(err)) throw err;
     }
+  }
+
+  /**
+   * Writes a consumed batch's deliveries in bulk: one unordered insertMany into the log (inserting a new
+   * document is several times cheaper than updating one on FerretDB), then one into the queue for those
+   * still pending. A delivery whose log document already exists (its Kafka message consumed again after
+   * a crash, or a redelivery meanwhile) is merged into it by `_id` instead: the attempt is appended, a
+   * delivered one is marked delivered and leaves the queue, and a pending one keeps (or gets) its entry.
+   * Idempotent: writing the same outcomes twice changes nothing but the appended attempts.
+   */
+  async recordBatch(outcomes: readonly BatchOutcome[], now: Date): Promise<void> {
+    if (outcomes.length === 0) return;
+    const docs: DeliveryDoc[] = outcomes.map((o) => ({
+      ...o.delivery,
+      status: o.status,
+      attempts: o.attempts,
+      nextAttemptAt: o.nextAttemptAt,
+      createdAt: now,
+      log: o.attempt ? [o.attempt] : [],
+      ...(o.status === 'delivered' && o.attempt ? { deliveredAt: o.attempt.at } : {}),
+    }));
+    const duplicates = new Set(await insertNew(this.collection, docs));
+    const queued: QueueEntry[] = [];
+    for (const [i, o] of outcomes.entries()) {
+      if (duplicates.has(i)) {
+        if (await this.mergeIntoExisting(o)) queued.push(queueEntryOf(o));
+      } else if (o.status === 'pending') {
+        queued.push(queueEntryOf(o));
+      }
+    }
+    // An entry that exists already (a claim's lease, a redelivery) is left as it is.
+    await insertNew(this.queue, queued);
+  }
+
+  /** Merges a batch outcome into an existing log document; true when the delivery needs a queue entry. */
+  private async mergeIntoExisting(o: BatchOutcome): Promise<boolean> {
+    const existing = await this.collection.findOne({ _id: o.delivery._id }, { projection: { status: 1 } });
+    if (!existing) return false;
+    if (o.attempt && o.status === 'delivered') {
+      await this.collection.updateOne(
+        { _id: o.delivery._id },
+        {
+          $set: { status: 'delivered', deliveredAt: o.attempt.at },
+          $inc: { attempts: 1 },
+          $push: { log: o.attempt },
+        },
+      );
+      await this.queue.deleteOne({ _id: o.delivery._id });
+      return false;
+    }
+    if (o.attempt) {
+      await this.collection.updateOne(
+        { _id: o.delivery._id },
+        existing.status === 'pending'
+          ? { $inc: { attempts: 1 }, $push: { log: o.attempt } }
+          : { $push: { log: o.attempt } },
+      );
+    }
+    return existing.status === 'pending';
+  }
+
+  /** Every queue entry (lane, due time, attempts), for the dispatcher's view of which lanes wait. */
+  async queued(): Promise<QueueEntry[]> {
+    return this.queue.find({}, { projection: LANE }).toArray();
   }
 
   /** The queue entries due by now, earliest first. */

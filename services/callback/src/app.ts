@@ -8,11 +8,17 @@ import {
   type HealthServer,
   type Logger,
 } from '@crs/runtime';
-import { toCloudEvent, type CustomerEvent } from '@crs/contracts';
+import type { CustomerEvent } from '@crs/contracts';
 import { AtLeastOnceConsumer, setUpMessaging } from '@crs/messaging';
 import { DeliveryStore, connectMongo, watchMongo, type MongoWatchdog } from '@crs/store';
+import { BatchDelivery } from './batch-delivery';
+import { createCallbackMetrics } from './callback-metrics';
+import { CallbackSender } from './callback-sender';
+import { deliveriesOf } from './deliveries-of';
+import { DeliverySlots } from './delivery-slots';
 import { Dispatcher } from './dispatcher';
-import { currentUrlOf, endpointsFor, parseRouting, type CallbackRouting } from './domain/routing';
+import { currentUrlOf, parseRouting, type CallbackRouting } from './domain/routing';
+import { QueuedLanes } from './queued-lanes';
 import type { CallbackConfig } from './config';
 
 export interface CallbackService {
@@ -21,35 +27,13 @@ export interface CallbackService {
   healthPort(): number;
 }
 
-/** What a callback carries: the event's data, without the customer record itself. */
-function callbackData(event: CustomerEvent): Record<string, unknown> {
-  switch (event.type) {
-    case 'CustomerCreated':
-    case 'CustomerUpdated': {
-      const c = event.data.customer;
-      return {
-        change: event.type === 'CustomerCreated' ? 'CREATED' : 'UPDATED',
-        customerStatus: c.customerStatus ?? null,
-        simplified: event.data.simplified === true,
-        flags: {
-          sanctioned: c.isSanctioned ?? null,
-          pep: c.isPEP ?? null,
-          inAdverseMedia: c.isInAdverseMedia ?? null,
-          inInternalList: c.isInInternalList ?? null,
-        },
-        updatedAt: event.occurredAt,
-      };
-    }
-    default:
-      return event.data as unknown as Record<string, unknown>;
-  }
-}
-
 export function buildCallbackService(config: CallbackConfig, logger: Logger): CallbackService {
   const metrics = createMetricsRegistry('callback');
   const health = new Health();
   let consumer: AtLeastOnceConsumer<CustomerEvent> | undefined;
   let dispatcher: Dispatcher | undefined;
+  let batches: BatchDelivery | undefined;
+  let sender: CallbackSender | undefined;
   let client: MongoClient | undefined;
   let watchdog: MongoWatchdog | undefined;
   let server: HealthServer | undefined;
@@ -76,20 +60,56 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
       await store.ensureIndexes();
       const restored = await store.restoreQueue();
       if (restored > 0) logger.info({ restored }, 'pending callbacks put back in the queue');
-      dispatcher = new Dispatcher({
-        store,
-        logger,
-        metrics,
+      const clock = () => new Date();
+      const deliveryMetrics = createCallbackMetrics(metrics);
+      sender = new CallbackSender({
         signingKey,
+        timeoutMs: config.CALLBACK_TIMEOUT_MS,
+        metrics: deliveryMetrics,
+        clock,
+        currentUrl: (endpointId, businessUnit) => currentUrlOf(routing, endpointId, businessUnit),
+      });
+      const slots = new DeliverySlots(
+        config.CALLBACK_CONCURRENCY,
+        config.CALLBACK_ENDPOINT_CONCURRENCY || Math.max(1, Math.floor(config.CALLBACK_CONCURRENCY / 4)),
+      );
+      const lanes = new QueuedLanes();
+      const retry = {
         maxAttempts: config.CALLBACK_MAX_ATTEMPTS,
         timeoutMs: config.CALLBACK_TIMEOUT_MS,
         backoffBaseMs: config.CALLBACK_BACKOFF_BASE_MS,
         backoffMaxMs: config.CALLBACK_BACKOFF_MAX_MS,
+      };
+      dispatcher = new Dispatcher({
+        ...retry,
+        store,
+        logger,
+        registry: metrics,
+        metrics: deliveryMetrics,
+        sender,
+        slots,
+        lanes,
         pollMs: config.CALLBACK_POLL_MS,
-        concurrency: config.CALLBACK_CONCURRENCY,
-        currentUrl: (endpointId, businessUnit) => currentUrlOf(routing, endpointId, businessUnit),
+        slowAfterMs: config.CALLBACK_HANDOVER_MS,
+        slowForMs: config.CALLBACK_SLOW_ENDPOINT_MS,
+        clock,
       });
-      dispatcher.start();
+      await dispatcher.start();
+      const queuedMore = () => dispatcher?.kick();
+      batches = new BatchDelivery({
+        ...retry,
+        store,
+        logger,
+        metrics: deliveryMetrics,
+        sender,
+        slots,
+        lanes,
+        handoverMs: config.CALLBACK_HANDOVER_MS,
+        slowEndpointMs: config.CALLBACK_SLOW_ENDPOINT_MS,
+        queued: queuedMore,
+        clock,
+      });
+      const delivery = batches;
       const { kafka, serde, topics, prefix } = await setUpMessaging(config, 'callback', logger);
       consumer = new AtLeastOnceConsumer<CustomerEvent>({
         kafka,
@@ -98,31 +118,17 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
         metrics,
         groupId: `${prefix}${config.CONSUMER_GROUP}`,
         topics: [topics.customerEvents],
-        handle: async ({ value: event }) => {
-          const data = callbackData(event);
-          const ce = toCloudEvent({ ...event, data: event.data as unknown as Record<string, unknown> }, data);
-          if (!ce) return;
-          const now = new Date();
-          for (const endpoint of endpointsFor(routing, event.businessUnit, ce.type)) {
-            await store.enqueue(
-              {
-                _id: `${event.eventId}|${endpoint.id}`,
-                eventId: event.eventId,
-                endpointId: endpoint.id,
-                url: endpoint.url,
-                businessUnit: event.businessUnit,
-                communicationNumber: event.correlationId,
-                customerExtId: event.customerExtId,
-                streamId: event.streamId,
-                streamVersion: event.streamVersion,
-                cloudEvent: ce,
-                nextAttemptAt: now,
-              },
-              now,
-            );
-          }
-          dispatcher?.kick();
-        },
+        // A chunk of consumed events is delivered and written as a whole before its offsets are committed.
+        handleBatch: async (messages) =>
+          delivery.deliver(
+            deliveriesOf(
+              messages.map((m) => m.value),
+              routing,
+              clock(),
+            ),
+          ),
+        maxBatch: config.CALLBACK_BATCH_SIZE,
+        partitionsConsumedConcurrently: config.CALLBACK_PARTITIONS_CONCURRENTLY,
       });
       health.addReadinessCheck('events', () => consumer?.isReady() ?? false);
       health.addReadinessCheck('mongo', () => watchdog!.ping());
@@ -131,7 +137,9 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
     },
     async stop() {
       await consumer?.stop();
+      await batches?.drain(config.CALLBACK_TIMEOUT_MS + 1000);
       await dispatcher?.stop();
+      sender?.close();
       await watchdog?.stop();
       await client?.close();
       await server?.close();

@@ -18,7 +18,27 @@ const spec = {
   }),
   CALLBACK_BACKOFF_MAX_MS: num({ default: 15 * 60 * 1000, desc: 'cap of the delay ceiling' }),
   CALLBACK_POLL_MS: num({ default: 200 }),
-  CALLBACK_CONCURRENCY: num({ default: 32 }),
+  CALLBACK_CONCURRENCY: num({ default: 32, desc: 'attempts at once, over every endpoint' }),
+  CALLBACK_ENDPOINT_CONCURRENCY: num({
+    default: 0,
+    desc: 'attempts at once to one endpoint; 0: a quarter of CALLBACK_CONCURRENCY',
+  }),
+  CALLBACK_BATCH_SIZE: num({
+    default: 500,
+    desc: 'consumed events delivered and written together (one insertMany per 500 deliveries)',
+  }),
+  CALLBACK_PARTITIONS_CONCURRENTLY: num({
+    default: 3,
+    desc: 'partitions whose batches are delivered at once',
+  }),
+  CALLBACK_HANDOVER_MS: num({
+    default: 1000,
+    desc: 'a batch waits this long for one attempt before handing it to the retry queue',
+  }),
+  CALLBACK_SLOW_ENDPOINT_MS: num({
+    default: 10000,
+    desc: 'an endpoint that needed a handover is served from the queue for this long',
+  }),
 };
 
 export function loadCallbackConfig(env: NodeJS.ProcessEnv = process.env) {

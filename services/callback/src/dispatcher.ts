@@ -1,89 +1,91 @@
-import type { JWK } from 'jose';
-import { signCallback } from '@crs/auth';
-import { Counter, Gauge, Histogram, type Logger, type Registry } from '@crs/runtime';
+import { Gauge, type Logger, type Registry } from '@crs/runtime';
 import type { DeliveryStore, QueueEntry } from '@crs/store';
 import { nextDelayMs } from './domain/routing';
+import type { CallbackMetrics } from './callback-metrics';
+import type { CallbackSender } from './callback-sender';
+import type { DeliverySlots } from './delivery-slots';
+import { laneOf, type QueuedLanes } from './queued-lanes';
 
 export interface DispatcherOptions {
   store: DeliveryStore;
   logger: Logger;
-  metrics: Registry;
-  signingKey: JWK;
+  registry: Registry;
+  metrics: CallbackMetrics;
+  sender: CallbackSender;
+  slots: DeliverySlots;
+  lanes: QueuedLanes;
   maxAttempts: number;
   timeoutMs: number;
   backoffBaseMs: number;
   backoffMaxMs: number;
   pollMs: number;
-  concurrency: number;
-  perEndpointConcurrency?: number;
+  /** How often the view of queued lanes is read again from the queue. */
+  refreshMs?: number;
+  /** An attempt slower than this marks its endpoint slow (see DeliverySlots.markSlow). */
+  slowAfterMs?: number;
+  slowForMs?: number;
   clock?: () => Date;
-  /** The endpoint's URL in the current routing; a delivery keeps its queued URL when this gives none. */
-  currentUrl?: (endpointId: string, businessUnit: string) => string | undefined;
+}
+
+/** What to do after a failed attempt: the next due time, or a dead letter once the budget is spent. */
+export function afterFailure(
+  attempts: number,
+  at: Date,
+  o: { maxAttempts: number; backoffBaseMs: number; backoffMaxMs: number },
+  random: number,
+): { status: 'dead' } | { status: 'pending'; nextAttemptAt: Date } {
+  if (attempts >= o.maxAttempts) return { status: 'dead' };
+  return {
+    status: 'pending',
+    nextAttemptAt: new Date(at.getTime() + nextDelayMs(attempts, o.backoffBaseMs, o.backoffMaxMs, random)),
+  };
 }
 
 /**
- * Delivers queued callbacks: due deliveries are sent concurrently (a slow or failing receiver holds only
- * its own slots), one at a time per customer and endpoint so order is kept, with exponential backoff and
- * jitter between attempts and a dead letter after maxAttempts. Nothing sleeps in the Kafka consumer.
+ * Delivers what is in the retry queue (`callback_queue`): failed attempts waiting for their next one,
+ * deliveries queued behind them, attempts a batch handed over, and redeliveries. Due entries are claimed
+ * and sent concurrently within the shared slots (one at a time per customer and endpoint, a slow receiver
+ * holding only its own), with exponential backoff and jitter and a dead letter after maxAttempts. The
+ * first attempt of a new delivery normally comes from the consumed batch (BatchDelivery), not from here.
  */
 export class Dispatcher {
-  private readonly inFlight = new Set<string>();
-  private readonly perEndpoint = new Map<string, number>();
+  private readonly running = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
-  private running = false;
+  private active = false;
   private ticking = false;
-  private readonly outcomes: Counter<'outcome' | 'business_unit'>;
-  private readonly dead: Counter<'business_unit'>;
-  private readonly latency: Histogram<'business_unit'>;
+  private lastRefresh = 0;
   private readonly clock: () => Date;
 
   constructor(private readonly opts: DispatcherOptions) {
     this.clock = opts.clock ?? (() => new Date());
-    this.outcomes = new Counter({
-      name: 'callback_deliveries_total',
-      help: 'Callback delivery attempts by outcome',
-      labelNames: ['outcome', 'business_unit'],
-      registers: [opts.metrics],
-    });
-    this.dead = new Counter({
-      name: 'callback_dead_letters_total',
-      help: 'Callbacks that exhausted their attempts',
-      labelNames: ['business_unit'],
-      registers: [opts.metrics],
-    });
-    this.latency = new Histogram({
-      name: 'callback_delivery_duration_seconds',
-      help: 'Time for one callback attempt',
-      labelNames: ['business_unit'],
-      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers: [opts.metrics],
-    });
     const store = opts.store;
     new Gauge({
       name: 'callback_queue_pending',
       help: 'Callback deliveries waiting in the queue (due or scheduled for a retry)',
-      registers: [opts.metrics],
+      registers: [opts.registry],
       async collect() {
         this.set(await store.pendingCount().catch(() => NaN));
       },
     });
   }
 
-  start(): void {
-    this.running = true;
+  /** Reads the queued lanes once (before the consumer starts), then polls. */
+  async start(): Promise<void> {
+    await this.refresh();
+    this.active = true;
     this.schedule(0);
   }
 
-  /** Called when new deliveries were queued, so they go out without waiting for the next poll. */
+  /** Called when deliveries were queued, so they go out without waiting for the next poll. */
   kick(): void {
-    if (this.running && !this.ticking) this.schedule(0);
+    if (this.active && !this.ticking) this.schedule(0);
   }
 
   async stop(): Promise<void> {
-    this.running = false;
+    this.active = false;
     if (this.timer) clearTimeout(this.timer);
     const deadline = Date.now() + this.opts.timeoutMs + 1000;
-    while (this.inFlight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (this.running.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   }
 
   private schedule(ms: number): void {
@@ -91,32 +93,40 @@ export class Dispatcher {
     this.timer = setTimeout(() => void this.tick(), ms);
   }
 
-  private async tick(): Promise<void> {
-    if (!this.running || this.ticking) return;
-    this.ticking = true;
+  private async refresh(): Promise<void> {
+    const started = this.opts.lanes.beginRefresh();
     try {
-      const free = this.opts.concurrency - this.inFlight.size;
+      this.opts.lanes.replace(started, await this.opts.store.queued());
+      this.lastRefresh = Date.now();
+    } catch (err) {
+      this.opts.lanes.endRefresh();
+      throw err;
+    }
+  }
+
+  private async tick(): Promise<void> {
+    if (!this.active || this.ticking) return;
+    this.ticking = true;
+    const { slots, lanes } = this.opts;
+    try {
+      if (Date.now() - this.lastRefresh >= (this.opts.refreshMs ?? 5000)) await this.refresh();
+      const free = slots.concurrency - slots.inFlight;
       if (free > 0) {
         const due = await this.opts.store.due(this.clock(), Math.max(free * 4, 50));
         const chosen = new Map<string, QueueEntry>();
         for (const d of due) {
-          const lane = `${d.streamId}|${d.endpointId}`;
+          lanes.add(d); // a redelivery written by the API or the CLI
+          const lane = laneOf(d);
           const current = chosen.get(lane);
-          if (!this.inFlight.has(lane) && (!current || d.streamVersion < current.streamVersion))
+          if (!slots.laneBusy(lane) && (!current || d.streamVersion < current.streamVersion))
             chosen.set(lane, d);
         }
-        const perEndpointLimit =
-          this.opts.perEndpointConcurrency ?? Math.max(1, Math.floor(this.opts.concurrency / 4));
         const blocked = await this.opts.store.blockedAmong([...chosen.values()]);
         for (const [lane, d] of chosen) {
-          if (this.inFlight.size >= this.opts.concurrency) break;
-          if ((this.perEndpoint.get(d.endpointId) ?? 0) >= perEndpointLimit) continue;
-          if (blocked.has(d._id)) continue;
-          this.inFlight.add(lane);
-          this.perEndpoint.set(d.endpointId, (this.perEndpoint.get(d.endpointId) ?? 0) + 1);
+          if (blocked.has(d._id) || !slots.tryTake(lane, d.endpointId)) continue;
           // A store failure (database down) must not end the process: the claim's lease runs out and
           // the delivery is taken up again once the store answers.
-          void this.deliver(d)
+          const work: Promise<void> = this.deliver(d)
             .catch((err: unknown) =>
               this.opts.logger.warn(
                 { err, deliveryId: d._id, endpointId: d.endpointId },
@@ -124,17 +134,18 @@ export class Dispatcher {
               ),
             )
             .finally(() => {
-              this.inFlight.delete(lane);
-              this.perEndpoint.set(d.endpointId, (this.perEndpoint.get(d.endpointId) ?? 1) - 1);
+              slots.release(lane, d.endpointId);
+              this.running.delete(work);
               this.kick();
             });
+          this.running.add(work);
         }
       }
     } catch (err) {
       this.opts.logger.warn({ err }, 'callback dispatch round failed; retrying');
     } finally {
       this.ticking = false;
-      if (this.running) this.schedule(this.opts.pollMs);
+      if (this.active) this.schedule(this.opts.pollMs);
     }
   }
 
@@ -143,63 +154,29 @@ export class Dispatcher {
     const leaseUntil = new Date(now.getTime() + this.opts.timeoutMs + 5000);
     const d = await this.opts.store.claim(entry, now, leaseUntil);
     if (!d) return;
-    const ce = d.cloudEvent;
-    const body = JSON.stringify(ce.data);
-    const started = process.hrtime.bigint();
-    const at = this.clock();
-    let status: number | null = null;
-    let error: string | undefined;
-    try {
-      const signature = await signCallback({
-        privateJwk: this.opts.signingKey,
-        body,
-        timestamp: Math.floor(at.getTime() / 1000),
-        id: ce.id,
-      });
-      const url = this.opts.currentUrl?.(d.endpointId, d.businessUnit) ?? d.url;
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'ce-specversion': ce.specversion,
-          'ce-type': ce.type,
-          'ce-id': ce.id,
-          'ce-time': ce.time,
-          'ce-source': ce.source,
-          'ce-subject': ce.subject,
-          ...signature,
-        },
-        body,
-        signal: AbortSignal.timeout(this.opts.timeoutMs),
-        redirect: 'manual',
-      });
-      status = res.status;
-      await res.arrayBuffer().catch(() => undefined);
-    } catch (err) {
-      error = err instanceof Error ? err.name : 'error';
-    }
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    this.latency.labels(d.businessUnit).observe(ms / 1000);
-    const ok = status !== null && status >= 200 && status < 300;
-    const attempt = { at, status, ms: Math.round(ms), ...(error ? { error } : {}) };
+    const { attempt, ok } = await this.opts.sender.send(d);
+    if (this.opts.slowAfterMs !== undefined && attempt.ms > this.opts.slowAfterMs)
+      this.opts.slots.markSlow(d.endpointId, Date.now() + (this.opts.slowForMs ?? 10_000));
+    const { outcomes, dead } = this.opts.metrics;
     if (ok) {
-      this.outcomes.labels('delivered', d.businessUnit).inc();
+      outcomes.labels('delivered', d.businessUnit).inc();
       await this.opts.store.recordAttempt(d, attempt, { status: 'delivered' });
-    } else if (d.attempts >= this.opts.maxAttempts) {
-      this.outcomes.labels('dead_letter', d.businessUnit).inc();
-      this.dead.labels(d.businessUnit).inc();
+      this.opts.lanes.remove(d._id);
+      return;
+    }
+    const next = afterFailure(d.attempts, attempt.at, this.opts, Math.random());
+    if (next.status === 'dead') {
+      outcomes.labels('dead_letter', d.businessUnit).inc();
+      dead.labels(d.businessUnit).inc();
       this.opts.logger.warn(
         { eventId: d.eventId, endpointId: d.endpointId, attempts: d.attempts },
         'callback dead-lettered',
       );
       await this.opts.store.recordAttempt(d, attempt, { status: 'dead' });
+      this.opts.lanes.remove(d._id);
     } else {
-      this.outcomes.labels('retry', d.businessUnit).inc();
-      const delay = nextDelayMs(d.attempts, this.opts.backoffBaseMs, this.opts.backoffMaxMs, Math.random());
-      await this.opts.store.recordAttempt(d, attempt, {
-        status: 'pending',
-        nextAttemptAt: new Date(at.getTime() + delay),
-      });
+      outcomes.labels('retry', d.businessUnit).inc();
+      await this.opts.store.recordAttempt(d, attempt, next);
     }
   }
 }

@@ -48,6 +48,23 @@ export interface SignCallbackOptions {
   id: string;
 }
 
+// Importing the JWK costs more than the signature itself: each key object is imported once. Keyed by
+// the JWK object (a sender keeps one) and the algorithm; a WeakMap lets a dropped key go.
+const importedKeys = new WeakMap<JWK, Map<string, ReturnType<typeof importJWK>>>();
+
+function importedKey(jwk: JWK, alg: string): ReturnType<typeof importJWK> {
+  const byAlg = importedKeys.get(jwk) ?? new Map<string, ReturnType<typeof importJWK>>();
+  importedKeys.set(jwk, byAlg);
+  let key = byAlg.get(alg);
+  if (!key) {
+    key = importJWK(jwk, alg);
+    // A failed import is not remembered: the next signature tries again.
+    key.catch(() => byAlg.delete(alg));
+    byAlg.set(alg, key);
+  }
+  return key;
+}
+
 /**
  * Signs one callback delivery. Returns the headers to add to the request: `x-crs-signature` is a
  * compact JWS with detached payload (`<header>..<signature>`, RFC 7515 appendix F) over
@@ -61,7 +78,7 @@ export async function signCallback(opts: SignCallbackOptions): Promise<Record<st
   const { kid } = opts.privateJwk;
   if (kid === undefined) throw new TypeError('callback signing key needs a kid');
   const alg = opts.privateJwk.alg ?? 'ES256';
-  const key = await importJWK(opts.privateJwk, alg);
+  const key = await importedKey(opts.privateJwk, alg);
   const input = callbackSigningInput(opts.id, opts.timestamp, opts.body);
   const jws = await new CompactSign(new TextEncoder().encode(input))
     .setProtectedHeader({ alg, kid })
