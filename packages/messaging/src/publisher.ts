@@ -12,20 +12,57 @@ export class BrokerUnavailableError extends CodedError {
   }
 }
 
+export interface DurablePublisherOptions {
+  /**
+   * How long a publish call that finds the producer idle waits for others to join its produce call
+   * (group commit); 0 = only those that arrive in the same turn of the event loop. Calls that arrive
+   * while a produce call is in flight always wait for it and then go together.
+   */
+  lingerMs?: number;
+}
+
+/** One publish call waiting for its group's produce calls. */
+interface Waiter {
+  byTopic: Map<string, EncodedMessage[]>;
+  /** Messages of this call not yet acknowledged by the broker. */
+  unacked: number;
+  settled: boolean;
+  timer: NodeJS.Timeout;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+  /** Set while the waiter's group is being sent. */
+  onSettled?: () => void;
+}
+
 /**
  * Idempotent producer with acks from all in-sync replicas: `publish` resolves only once the broker has
- * durably accepted every message, and rejects with BrokerUnavailableError within `ackTimeoutMs`
- * otherwise, so the caller never acknowledges something that was not stored.
+ * durably accepted every message of that call, and rejects with BrokerUnavailableError within
+ * `ackTimeoutMs` otherwise, so the caller never acknowledges something that was not stored.
+ *
+ * Group commit: concurrent `publish` calls are coalesced into one `sendBatch` (one produce request
+ * per broker) while the previous one is in flight, so the producer sends large batches at high rates
+ * instead of one round trip per call. Each caller still gets its own outcome: a call resolves once
+ * every produce call holding one of its messages was acknowledged, and a call still queued when its
+ * ack timeout passes is taken out of the queue and never sent. `maxInFlightRequests` stays 1: kafkajs
+ * 2.x has none of the client-side sequence handling that makes more than one in-flight request safe
+ * for an idempotent producer (tulios/kafkajs#980, KIP-5494), and it serialises produce requests per
+ * broker for an idempotent producer anyway; coalescing is what raises the rate (docs/decisions/0011).
  */
 export class DurablePublisher {
   private readonly producer: Producer;
   private connected = false;
+  private readonly queue: Waiter[] = [];
+  private sending = false;
+  private scheduled = false;
+  private readonly lingerMs: number;
 
   constructor(
     kafka: Kafka,
     private readonly serde: MessageSerde,
     private readonly ackTimeoutMs = 5000,
+    options: DurablePublisherOptions = {},
   ) {
+    this.lingerMs = options.lingerMs ?? 0;
     this.producer = kafka.producer({
       idempotent: true,
       maxInFlightRequests: 1,
@@ -57,32 +94,116 @@ export class DurablePublisher {
       list.push({ key: m.key, value, headers: { type: m.type, ...(m.headers ?? {}) } });
       byTopic.set(m.topic, list);
     }
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        (async () => {
-          if (!this.connected) await this.connect();
-          // Size-bounded produce calls, one after the other (a batch of large records in one call would
-          // exceed the broker's batch limit). If a later call fails, earlier ones may be stored: the
-          // caller answers 503, and the client's retry is recognised by the decider (same
-          // communicationNumber on the same customer).
-          for (const topicMessages of produceSlices(byTopic)) {
-            await this.producer.sendBatch({ acks: -1, timeout: this.ackTimeoutMs, topicMessages });
-          }
-        })(),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error('ack timeout')), this.ackTimeoutMs);
-        }),
-      ]);
-    } catch (err) {
-      throw new BrokerUnavailableError(err);
-    } finally {
-      if (timer) clearTimeout(timer);
-    }
+    await new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        byTopic,
+        unacked: messages.length,
+        settled: false,
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          // Still queued: it never reaches the broker. In flight: it may still be stored, and the
+          // client's retry is recognised by the decider (same communicationNumber, same customer).
+          const queued = this.queue.indexOf(waiter);
+          if (queued >= 0) this.queue.splice(queued, 1);
+          this.settle(waiter, new Error('ack timeout'));
+        }, this.ackTimeoutMs),
+      };
+      this.queue.push(waiter);
+      this.schedule();
+    });
   }
 
   async disconnect(): Promise<void> {
+    // Calls still queued are never sent.
+    for (const w of this.queue.splice(0)) this.settle(w, new Error('publisher closed'));
     await this.producer.disconnect();
     this.connected = false;
+  }
+
+  private settle(waiter: Waiter, err?: unknown): void {
+    if (waiter.settled) return;
+    waiter.settled = true;
+    clearTimeout(waiter.timer);
+    if (err === undefined) waiter.resolve();
+    else waiter.reject(new BrokerUnavailableError(err));
+    waiter.onSettled?.();
+  }
+
+  private schedule(): void {
+    if (this.sending || this.scheduled || this.queue.length === 0) return;
+    this.scheduled = true;
+    const run = () => {
+      this.scheduled = false;
+      void this.flush();
+    };
+    if (this.lingerMs > 0) setTimeout(run, this.lingerMs);
+    else setImmediate(run);
+  }
+
+  /** Sends everything queued as one group; the next group forms meanwhile. */
+  private async flush(): Promise<void> {
+    const group = this.queue.splice(0);
+    if (group.length === 0) return;
+    this.sending = true;
+    try {
+      await this.send(group);
+    } finally {
+      this.sending = false;
+      this.schedule();
+    }
+  }
+
+  private async send(group: Waiter[]): Promise<void> {
+    const owner = new Map<EncodedMessage, Waiter>();
+    const byTopic = new Map<string, EncodedMessage[]>();
+    for (const w of group) {
+      for (const [topic, list] of w.byTopic) {
+        const into = byTopic.get(topic) ?? [];
+        for (const m of list) {
+          owner.set(m, w);
+          into.push(m);
+        }
+        byTopic.set(topic, into);
+      }
+    }
+    // The group stops blocking the next one as soon as all its callers have their answer (timed out).
+    let open = group.filter((w) => !w.settled).length;
+    let allSettled!: () => void;
+    const settledAll = new Promise<'settled'>((resolve) => {
+      allSettled = () => resolve('settled');
+    });
+    if (open === 0) return;
+    for (const w of group) {
+      w.onSettled = () => {
+        open -= 1;
+        if (open === 0) allSettled();
+      };
+    }
+    try {
+      if (!this.connected) {
+        if ((await Promise.race([this.connect(), settledAll])) === 'settled') return;
+      }
+      // Size-bounded produce calls, one after the other (a batch of large records in one call would
+      // exceed the broker's batch limit), order kept per key. A caller whose messages were all in
+      // acknowledged calls succeeds; if a later call fails, the callers with messages in it or after
+      // it fail (earlier messages of theirs may be stored: the client's retry is recognised).
+      for (const topicMessages of produceSlices(byTopic)) {
+        const sent = this.producer.sendBatch({ acks: -1, timeout: this.ackTimeoutMs, topicMessages });
+        sent.catch(() => undefined); // observed below, or abandoned after every caller timed out
+        if ((await Promise.race([sent, settledAll])) === 'settled') return;
+        for (const { messages } of topicMessages) {
+          for (const m of messages) {
+            const w = owner.get(m)!;
+            w.unacked -= 1;
+            if (w.unacked === 0) this.settle(w);
+          }
+        }
+      }
+    } catch (err) {
+      for (const w of group) this.settle(w, err);
+    } finally {
+      for (const w of group) w.onSettled = undefined;
+    }
   }
 }
