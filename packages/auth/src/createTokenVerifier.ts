@@ -28,6 +28,14 @@ export interface TokenVerifierOptions {
   algorithms?: string[];
   /** Allowed clock skew for `exp`, `nbf` and `iat`; default 30 seconds. */
   clockToleranceSec?: number;
+  /**
+   * Verified tokens kept to skip the signature check of a token seen again: at most `maxEntries`
+   * (least recently used dropped first; default 10,000; 0 = no cache), each until its `exp` or for
+   * `ttlSec` (default 60), whichever comes first. A rejected token is never kept.
+   */
+  cache?: { maxEntries?: number; ttlSec?: number };
+  /** Milliseconds since the epoch; tests pass a fixed clock. */
+  now?: () => number;
 }
 
 export interface TokenVerifier {
@@ -82,6 +90,13 @@ export function createTokenVerifier(opts: TokenVerifierOptions): TokenVerifier {
     throw new AuthConfigInvalidError('clockToleranceSec must be a non-negative number');
   }
 
+  const maxEntries = opts.cache?.maxEntries ?? DEFAULT_CACHE_MAX_ENTRIES;
+  const ttlMs = (opts.cache?.ttlSec ?? DEFAULT_CACHE_TTL_SEC) * 1000;
+  if (!Number.isInteger(maxEntries) || maxEntries < 0 || !Number.isFinite(ttlMs) || ttlMs < 0) {
+    throw new AuthConfigInvalidError('cache.maxEntries and cache.ttlSec must be non-negative numbers');
+  }
+  const now = opts.now ?? Date.now;
+
   const getKey = keySource(opts);
   const verifyOptions: JWTVerifyOptions = {
     issuer: opts.issuer,
@@ -90,19 +105,64 @@ export function createTokenVerifier(opts: TokenVerifierOptions): TokenVerifier {
     clockTolerance,
     requiredClaims: ['exp', 'sub'],
   };
+  const cache = new VerifiedTokenCache(maxEntries);
 
   return {
     async verify(authorizationHeader) {
       const token = bearerToken(authorizationHeader);
+      const at = now();
+      const cached = cache.get(token, at);
+      if (cached) return cached;
       let payload: JWTPayload;
       try {
-        payload = await verifyJwt(token, getKey, verifyOptions);
+        payload = await verifyJwt(
+          token,
+          getKey,
+          opts.now ? { ...verifyOptions, currentDate: new Date(at) } : verifyOptions,
+        );
       } catch (err) {
         throw toAuthError(err);
       }
-      return principalFromClaims(payload);
+      const principal = principalFromClaims(payload);
+      // Until `exp` itself, not `exp` plus the tolerance: a token past it is checked again by jose.
+      if (typeof payload.exp === 'number')
+        cache.set(token, principal, Math.min(payload.exp * 1000, at + ttlMs), at);
+      return principal;
     },
   };
+}
+
+const DEFAULT_CACHE_MAX_ENTRIES = 10_000;
+const DEFAULT_CACHE_TTL_SEC = 60;
+
+/**
+ * Principals of verified tokens by raw token, least recently used first (a Map keeps insertion order;
+ * a hit moves its entry to the end). A few lines on a Map rather than a dependency: nothing else here
+ * needs more than a bound and an expiry (docs/decisions/0011).
+ */
+class VerifiedTokenCache {
+  private readonly entries = new Map<string, { principal: Principal; expiresAt: number }>();
+
+  constructor(private readonly maxEntries: number) {}
+
+  get(token: string, at: number): Principal | undefined {
+    const entry = this.entries.get(token);
+    if (entry === undefined) return undefined;
+    this.entries.delete(token);
+    if (entry.expiresAt <= at) return undefined;
+    this.entries.set(token, entry);
+    return entry.principal;
+  }
+
+  set(token: string, principal: Principal, expiresAt: number, at: number): void {
+    if (this.maxEntries === 0 || expiresAt <= at) return;
+    this.entries.delete(token);
+    this.entries.set(token, { principal, expiresAt });
+    while (this.entries.size > this.maxEntries) {
+      const oldest = this.entries.keys().next().value as string;
+      this.entries.delete(oldest);
+    }
+  }
 }
 
 function keySource(opts: TokenVerifierOptions): JWTVerifyGetKey {

@@ -286,6 +286,96 @@ describe('createTokenVerifier', () => {
     expect(() => createTokenVerifier({ ...base, jwksFile: withPrivate })).toThrow(/private or symmetric/);
   });
 
+  describe('cache of verified tokens', () => {
+    let now = Date.now();
+    const clock = () => now;
+    beforeEach(() => {
+      now = Date.now();
+    });
+
+    /**
+     * Takes the trusted key out of the verifier's key set: the file is rewritten without it, and a token
+     * of an unknown kid makes the verifier reload it. From then on only a cached verification accepts a
+     * token signed with the old key.
+     */
+    async function dropKey(v: TokenVerifier, path: string): Promise<void> {
+      const replacement = await otherKey(`replacement-${Math.random()}`);
+      await writeFile(path, JSON.stringify({ keys: [replacement.publicJwk] }));
+      await expect(
+        v.verify(`Bearer ${await token({ privateJwk: replacement.privateJwk })}`),
+      ).resolves.toBeDefined();
+    }
+
+    it('serves a token seen again from the cache, without the key set', async () => {
+      const path = join(dir, 'cache-jwks.json');
+      await writeFile(path, JSON.stringify(keys.jwks));
+      const v = createTokenVerifier({ jwksFile: path, issuer, audience, now: clock });
+      const jwt = await token();
+      await expect(v.verify(`Bearer ${jwt}`)).resolves.toMatchObject({ subject: 'alice' });
+      await dropKey(v, path);
+      await expect(v.verify(`Bearer ${jwt}`)).resolves.toMatchObject({ subject: 'alice' });
+      // ...and only for the cache's time to live.
+      now += 61_000;
+      await expectInvalid(`Bearer ${jwt}`, 'bad_signature', v);
+    });
+
+    it('refuses an expired token even though it was verified and cached before', async () => {
+      const v = createTokenVerifier({
+        jwksFile: keys.jwksPath,
+        issuer,
+        audience,
+        now: clock,
+        clockToleranceSec: 0,
+        cache: { ttlSec: 3600 },
+      });
+      const jwt = await token({ expiresInSec: 30 });
+      await expect(v.verify(`Bearer ${jwt}`)).resolves.toBeDefined();
+      now += 31_000;
+      await expectInvalid(`Bearer ${jwt}`, 'expired', v);
+    });
+
+    it('never caches a rejected token', async () => {
+      const v = createTokenVerifier({ jwksFile: keys.jwksPath, issuer, audience, now: clock });
+      const early = await token({ notBeforeSec: 60 });
+      await expectInvalid(`Bearer ${early}`, 'not_yet_valid', v);
+      now += 120_000;
+      await expect(v.verify(`Bearer ${early}`)).resolves.toMatchObject({ subject: 'alice' });
+      // A bad signature is checked again each time: the same bytes stay refused.
+      const forged = await token({ privateJwk: (await otherKey(keys.privateJwk.kid!)).privateJwk });
+      await expectInvalid(`Bearer ${forged}`, 'bad_signature', v);
+      await expectInvalid(`Bearer ${forged}`, 'bad_signature', v);
+    });
+
+    it('keeps at most maxEntries tokens, dropping the least recently used', async () => {
+      const path = join(dir, 'cache-bound-jwks.json');
+      await writeFile(path, JSON.stringify(keys.jwks));
+      const v = createTokenVerifier({
+        jwksFile: path,
+        issuer,
+        audience,
+        now: clock,
+        cache: { maxEntries: 3 },
+      });
+      const [a, b, c, d] = await Promise.all([token(), token(), token(), token()]);
+      // a is used again, so b is the least recently used when d arrives.
+      for (const jwt of [a, b, c, a, d]) await v.verify(`Bearer ${jwt}`);
+      await dropKey(v, path); // its own token takes a place too: c goes
+      await expect(v.verify(`Bearer ${a}`)).resolves.toBeDefined();
+      await expect(v.verify(`Bearer ${d}`)).resolves.toBeDefined();
+      await expectInvalid(`Bearer ${b}`, 'bad_signature', v);
+    });
+
+    it('does not cache at all with maxEntries 0', async () => {
+      const path = join(dir, 'cache-off-jwks.json');
+      await writeFile(path, JSON.stringify(keys.jwks));
+      const v = createTokenVerifier({ jwksFile: path, issuer, audience, cache: { maxEntries: 0 } });
+      const jwt = await token();
+      await v.verify(`Bearer ${jwt}`);
+      await dropKey(v, path);
+      await expectInvalid(`Bearer ${jwt}`, 'bad_signature', v);
+    });
+  });
+
   describe('with a JWKS served over HTTP', () => {
     let server: Server;
     let url: string;
