@@ -22,6 +22,8 @@ describe('CommandGateway: reservations of failed requests', () => {
   let proxied: MongoClient;
   let directDb: Db;
   let proxiedDb: Db;
+  /** Reservation inserts as the store saw them: documents per `insert` command. */
+  const inserts: number[] = [];
   let messaging: Messaging;
   const publishers: DurablePublisher[] = [];
   const gateways: CommandGateway[] = [];
@@ -70,6 +72,17 @@ describe('CommandGateway: reservations of failed requests', () => {
     }
   }
 
+  async function commandsInLog(): Promise<number> {
+    const admin = messaging.kafka.admin();
+    await admin.connect();
+    try {
+      const offsets = await admin.fetchTopicOffsets(messaging.topics.customerCommands);
+      return offsets.reduce((n, p) => n + Number(p.high) - Number(p.low), 0);
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
   /** Submits to a failing topic and cuts the store once the reservation is in, so the release fails. */
   async function failWithStoreDown(g: CommandGateway, communicationNumber: string): Promise<void> {
     const submitted = g.submit([item(communicationNumber)]);
@@ -85,7 +98,12 @@ describe('CommandGateway: reservations of failed requests', () => {
     proxied = await new MongoClient(`mongodb://${address}/`, {
       serverSelectionTimeoutMS: 1500,
       directConnection: true,
+      monitorCommands: true,
     }).connect();
+    proxied.on('commandStarted', (e) => {
+      if (e.commandName === 'insert' && e.command.insert === OwnedCollections.reservations)
+        inserts.push((e.command.documents as unknown[]).length);
+    });
     directDb = direct.db(dbName);
     proxiedDb = proxied.db(dbName);
     messaging = await setUpMessaging(
@@ -174,5 +192,72 @@ describe('CommandGateway: reservations of failed requests', () => {
     await until('the retry list to empty', async () => g.unreleasedCount() === 0);
     expect((await reservation('comm-taken'))?.commandId).toBe('another-attempt');
     expect(await g.isUsed('DEMO', 'comm-taken')).toBe(true);
+  });
+  it('a batch with duplicates inside it and against existing reservations gets O001 exactly on those items', async () => {
+    const g = await gateway(messaging.topics.customerCommands, 300);
+    expect(await g.submit([item('dup-a')])).toEqual([{ ok: true }]);
+    const before = await commandsInLog();
+    inserts.length = 0;
+    const outcomes = await g.submit([
+      item('dup-b'),
+      item('dup-a'), // reserved by the earlier request
+      item('dup-c'),
+      item('dup-b'), // twice in this batch
+      item('dup-d'),
+    ]);
+    expect(outcomes).toEqual([
+      { ok: true },
+      { ok: false, reason: 'USED' },
+      { ok: true },
+      { ok: false, reason: 'USED' },
+      { ok: true },
+    ]);
+    expect(inserts).toEqual([5]); // one insertMany for the batch
+    expect(await commandsInLog()).toBe(before + 3);
+    for (const n of ['dup-b', 'dup-c', 'dup-d']) expect(await reservation(n)).not.toBeNull();
+  });
+
+  it('concurrent single requests share one insert and each gets its own answer', async () => {
+    const g = await gateway(messaging.topics.customerCommands, 300);
+    expect(await g.submit([item('conc-taken')])).toEqual([{ ok: true }]);
+    const before = await commandsInLog();
+    inserts.length = 0;
+    const numbers = ['conc-1', 'conc-2', 'conc-taken', 'conc-3', 'conc-2', 'conc-4'];
+    const outcomes = await Promise.all(numbers.map((n) => g.submit([item(n)])));
+    expect(outcomes).toEqual([
+      [{ ok: true }],
+      [{ ok: true }],
+      [{ ok: false, reason: 'USED' }],
+      [{ ok: true }],
+      [{ ok: false, reason: 'USED' }], // the first request with conc-2 has it
+      [{ ok: true }],
+    ]);
+    expect(inserts).toEqual([6]);
+    expect(await commandsInLog()).toBe(before + 4);
+  });
+
+  it('a failed publish releases exactly the reservations of its group and every caller gets the failure', async () => {
+    const working = await gateway(messaging.topics.customerCommands, 300);
+    expect(await working.submit([item('grp-held')])).toEqual([{ ok: true }]);
+    const heldBy = (await reservation('grp-held'))?.commandId;
+    const failing = await gateway(`crs-it-gw-${run}.missing`, 300);
+    inserts.length = 0;
+    const results = await Promise.allSettled([
+      failing.submit([item('grp-1')]),
+      failing.submit([item('grp-2'), item('grp-3')]),
+      failing.submit([item('grp-held')]), // nothing of its own to publish: O001, no failure
+      failing.submit([item('grp-4'), item('grp-held')]),
+    ]);
+    expect(inserts).toEqual([6]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'fulfilled', 'rejected']);
+    for (const r of results) {
+      if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(BrokerUnavailableError);
+    }
+    expect(results[2]).toEqual({ status: 'fulfilled', value: [{ ok: false, reason: 'USED' }] });
+    for (const n of ['grp-1', 'grp-2', 'grp-3', 'grp-4']) expect(await reservation(n)).toBeNull();
+    // The reservation another request holds stays, and the retry of a failed one is accepted.
+    expect((await reservation('grp-held'))?.commandId).toBe(heldBy);
+    expect(failing.unreleasedCount()).toBe(0);
+    expect(await working.submit([item('grp-2'), item('grp-3')])).toEqual([{ ok: true }, { ok: true }]);
   });
 });

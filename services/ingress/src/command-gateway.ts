@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Collection, Db } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
 import { OwnedCollections } from '@crs/store';
 import { streamKey, type DurablePublisher } from '@crs/messaging';
 import type { CustomerCommand, CustomerCommandData, CustomerCommandType } from '@crs/contracts';
@@ -23,6 +23,32 @@ export interface PendingCommand {
 }
 
 export type ReserveOutcome = { ok: true } | { ok: false; reason: 'USED' };
+
+const RESERVED: ReserveOutcome = { ok: true };
+const USED: ReserveOutcome = { ok: false, reason: 'USED' };
+
+interface Attempt {
+  item: PendingCommand;
+  commandId: string;
+}
+
+/** What a request of a group reserved: its outcome per item and the attempts to publish. */
+interface Reserved {
+  outcomes: ReserveOutcome[];
+  attempts: Attempt[];
+}
+
+/** One submit call waiting for its group. */
+interface QueuedSubmit {
+  items: PendingCommand[];
+  resolve: (outcomes: ReserveOutcome[]) => void;
+  reject: (err: unknown) => void;
+}
+
+function hasWriteConcernError(err: MongoBulkWriteError): boolean {
+  const wce = (err as { writeConcernError?: unknown }).writeConcernError;
+  return wce !== undefined && wce !== null;
+}
 
 /**
  * What the ingress must answer synchronously: the communicationNumber is reserved under a unique key
@@ -57,6 +83,14 @@ export interface CommandGatewayOptions {
   used?: (businessUnit: string, communicationNumber: string) => Promise<boolean>;
   /** Told about each orphan a retry reclaimed (its key: business unit and communicationNumber). */
   onReclaimed?: (key: string) => void;
+  /**
+   * How long a submit that finds the gateway idle waits for others to share its `insertMany` (group
+   * commit); 0 = those of the same turn of the event loop. Requests arriving while a group's insert is
+   * in flight always wait for it and go together. Default 1 ms.
+   */
+  groupWindowMs?: number;
+  /** Reservations per group at most (a single request larger than this still goes whole). Default 2,000. */
+  maxGroupItems?: number;
 }
 
 export class CommandGateway {
@@ -67,6 +101,11 @@ export class CommandGateway {
   private retryDelayMs: number;
   private readonly releaseRetryMs: number;
   private readonly releaseRetryMaxMs: number;
+  private readonly groupWindowMs: number;
+  private readonly maxGroupItems: number;
+  private readonly queue: QueuedSubmit[] = [];
+  private reserving = false;
+  private groupScheduled = false;
 
   constructor(
     db: Db,
@@ -79,6 +118,8 @@ export class CommandGateway {
     this.releaseRetryMs = options.releaseRetryMs ?? 1000;
     this.releaseRetryMaxMs = options.releaseRetryMaxMs ?? 30000;
     this.retryDelayMs = this.releaseRetryMs;
+    this.groupWindowMs = options.groupWindowMs ?? 1;
+    this.maxGroupItems = options.maxGroupItems ?? 2000;
   }
 
   /** Reservations whose release failed and is still being retried (a gauge for operators). */
@@ -107,25 +148,142 @@ export class CommandGateway {
     return !(await this.isOrphan(doc, customerExtId));
   }
 
-  /** Reserves every communicationNumber and publishes the commands of those reserved; returns per item. */
-  async submit(items: PendingCommand[]): Promise<ReserveOutcome[]> {
-    const outcomes: ReserveOutcome[] = [];
-    const reserved: { item: PendingCommand; commandId: string }[] = [];
-    for (const item of items) {
-      const commandId = randomUUID();
-      try {
-        await this.reserve(item, commandId);
-        reserved.push({ item, commandId });
-        outcomes.push({ ok: true });
-      } catch (err) {
-        if ((err as { code?: number }).code !== 11000) {
-          // The insert may have reached the store although the driver reported an error: release it too.
-          await this.release([...reserved, { item, commandId }]);
-          throw err;
+  /**
+   * Reserves every communicationNumber and publishes the commands of those reserved; returns per item.
+   *
+   * Group commit: requests submitted while the previous group's insert is in flight (or within
+   * `groupWindowMs` of an idle gateway) are reserved together with one unordered `insertMany`
+   * (a duplicate key comes back per index as E11000 and gives that item O001), then each request
+   * publishes its own commands (the publisher coalesces them into one produce call) and gets its own
+   * answer: a request whose publish fails releases exactly its own reservations.
+   */
+  submit(items: PendingCommand[]): Promise<ReserveOutcome[]> {
+    if (items.length === 0) return Promise.resolve([]);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ items, resolve, reject });
+      this.scheduleGroup();
+    });
+  }
+
+  private scheduleGroup(): void {
+    if (this.reserving || this.groupScheduled || this.queue.length === 0) return;
+    this.groupScheduled = true;
+    const run = () => {
+      this.groupScheduled = false;
+      void this.runGroup();
+    };
+    if (this.groupWindowMs > 0) setTimeout(run, this.groupWindowMs);
+    else setImmediate(run);
+  }
+
+  /** Takes whole requests off the queue up to `maxGroupItems` reservations (at least one request). */
+  private async runGroup(): Promise<void> {
+    const group: QueuedSubmit[] = [];
+    let size = 0;
+    while (
+      this.queue.length > 0 &&
+      (group.length === 0 || size + this.queue[0]!.items.length <= this.maxGroupItems)
+    ) {
+      const next = this.queue.shift()!;
+      group.push(next);
+      size += next.items.length;
+    }
+    if (group.length === 0) return;
+    this.reserving = true;
+    let reserved: (Reserved | null)[];
+    try {
+      reserved = await this.reserveGroup(group);
+    } catch (err) {
+      for (const request of group) request.reject(err);
+      return;
+    } finally {
+      this.reserving = false;
+      this.scheduleGroup();
+    }
+    // Publishing overlaps the next group's reservations.
+    await Promise.all(
+      group.map((request, i) => {
+        const mine = reserved[i];
+        return mine ? this.publishRequest(request, mine) : undefined;
+      }),
+    );
+  }
+
+  /**
+   * One `insertMany` for every item of the group; E11000 items go through the slow path (a reservation
+   * of ours waiting for release, an orphan). A request with any other failure releases what it reserved
+   * and is rejected (`null` in the result); the others get their outcomes and reserved attempts.
+   */
+  private async reserveGroup(group: QueuedSubmit[]): Promise<(Reserved | null)[]> {
+    const now = this.clock();
+    const docs: ReservationDoc[] = [];
+    const attempts: Attempt[] = [];
+    const owner: number[] = []; // doc index → request index
+    group.forEach((request, r) => {
+      for (const item of request.items) {
+        const commandId = randomUUID();
+        attempts.push({ item, commandId });
+        docs.push({
+          _id: CommandGateway.key(item.businessUnit, item.communicationNumber),
+          businessUnit: item.businessUnit,
+          communicationNumber: item.communicationNumber,
+          customerExtId: item.customerExtId,
+          reservedAt: now,
+          commandId,
+        });
+        owner.push(r);
+      }
+    });
+    const duplicates: number[] = [];
+    const failed = new Map<number, unknown>(); // request → its error
+    try {
+      await this.reservations.insertMany(docs, { ordered: false });
+    } catch (err) {
+      const writeErrors = (err as { writeErrors?: unknown }).writeErrors;
+      if (!(err instanceof MongoBulkWriteError) || !Array.isArray(writeErrors) || hasWriteConcernError(err)) {
+        // Nothing says which documents were stored: every request of the group fails and releases all.
+        for (let r = 0; r < group.length; r += 1) failed.set(r, err);
+      } else {
+        for (const we of writeErrors as { index: number; code?: number }[]) {
+          if (we.code === 11000) duplicates.push(we.index);
+          else failed.set(owner[we.index]!, err);
         }
-        outcomes.push({ ok: false, reason: 'USED' });
       }
     }
+    const used = new Set<number>(); // indexes into docs
+    for (const index of duplicates.sort((a, b) => a - b)) {
+      const request = owner[index]!;
+      if (failed.has(request)) continue;
+      try {
+        if (!(await this.retryDuplicate(docs[index]!))) used.add(index);
+      } catch (err) {
+        if ((err as { code?: number }).code === 11000) used.add(index);
+        else failed.set(request, err);
+      }
+    }
+    const result: (Reserved | null)[] = [];
+    let base = 0;
+    for (let r = 0; r < group.length; r += 1) {
+      const request = group[r]!;
+      const n = request.items.length;
+      const indexes = Array.from({ length: n }, (_, i) => base + i);
+      base += n;
+      const mine = indexes.filter((i) => !used.has(i)).map((i) => attempts[i]!);
+      if (failed.has(r)) {
+        // The insert may have reached the store although the driver reported an error: release it too.
+        result.push(null);
+        void this.release(mine).finally(() => request.reject(failed.get(r)));
+        continue;
+      }
+      result.push({ outcomes: indexes.map((i) => (used.has(i) ? USED : RESERVED)), attempts: mine });
+    }
+    return result;
+  }
+
+  private async publishRequest(
+    request: QueuedSubmit,
+    { outcomes, attempts: reserved }: Reserved,
+  ): Promise<void> {
     const issuedAt = this.clock().toISOString();
     try {
       await this.publisher.publish(
@@ -147,34 +305,26 @@ export class CommandGateway {
       );
     } catch (err) {
       await this.release(reserved);
-      throw err;
+      request.reject(err);
+      return;
     }
-    return outcomes;
+    request.resolve(outcomes);
   }
 
-  /** Inserts the reservation; a duplicate left by one of our own failed releases is released first. */
-  private async reserve(item: PendingCommand, commandId: string): Promise<void> {
-    const doc: ReservationDoc = {
-      _id: CommandGateway.key(item.businessUnit, item.communicationNumber),
-      businessUnit: item.businessUnit,
-      communicationNumber: item.communicationNumber,
-      customerExtId: item.customerExtId,
-      reservedAt: this.clock(),
-      commandId,
-    };
-    try {
-      await this.reservations.insertOne(doc);
-    } catch (err) {
-      if ((err as { code?: number }).code !== 11000) throw err;
-      const stale = this.unreleased.get(doc._id);
-      if (stale !== undefined) {
-        await this.releaseOne(doc._id, stale);
-        this.unreleased.delete(doc._id);
-      } else if (!(await this.reclaimOrphan(doc._id, item.customerExtId))) {
-        throw err;
-      }
-      await this.reservations.insertOne(doc);
+  /**
+   * A reservation insert that met E11000: a duplicate left by one of our own failed releases is
+   * released and the insert repeated, and so is an orphan; true when the item is now reserved.
+   */
+  private async retryDuplicate(doc: ReservationDoc): Promise<boolean> {
+    const stale = this.unreleased.get(doc._id);
+    if (stale !== undefined) {
+      await this.releaseOne(doc._id, stale);
+      this.unreleased.delete(doc._id);
+    } else if (!(await this.reclaimOrphan(doc._id, doc.customerExtId))) {
+      return false;
     }
+    await this.reservations.insertOne(doc);
+    return true;
   }
 
   /**
@@ -194,6 +344,8 @@ export class CommandGateway {
 
   /** Removes an orphan reservation of `key`; false when the reservation is not one (O001 stands). */
   private async reclaimOrphan(key: string, customerExtId: string): Promise<boolean> {
+    // Without an orphan policy an existing reservation always stands: no read needed.
+    if (!this.options.orphanAfterMs || !this.options.used) return false;
     const held = await this.reservations.findOne({ _id: key });
     if (held === null) return true; // released in the meantime
     if (!(await this.isOrphan(held, customerExtId))) return false;
@@ -227,7 +379,7 @@ export class CommandGateway {
     return commandId;
   }
 
-  private async release(attempts: { item: PendingCommand; commandId: string }[]): Promise<void> {
+  private async release(attempts: Attempt[]): Promise<void> {
     for (const { item, commandId } of attempts) {
       const key = CommandGateway.key(item.businessUnit, item.communicationNumber);
       try {
