@@ -17,7 +17,12 @@ import {
   type MongoWatchdog,
 } from '@crs/store';
 import type { MongoClient } from 'mongodb';
-import { applyCustomerEvents, type CollectionNames } from './projections/customer-projection';
+import {
+  MAX_BULK_OPERATIONS,
+  applyCustomerEvents,
+  type CollectionNames,
+} from './projections/customer-projection';
+import { StreamVersions } from './projections/stream-versions';
 import type { ProjectorConfig } from './config';
 
 export interface ProjectorService {
@@ -58,6 +63,8 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
       await ensureProjectionIndexes(db, await resolveNames());
       const dialect = await detectDialect(db);
       const { kafka, serde, topics, prefix } = await setUpMessaging(config, 'projector', logger);
+      // The versions of the customer documents of the partitions this instance owns (decision 0012).
+      const versions = new StreamVersions();
       consumer = new AtLeastOnceConsumer<CustomerEvent>({
         kafka,
         serde,
@@ -65,15 +72,20 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
         metrics,
         groupId: `${prefix}${config.CONSUMER_GROUP}`,
         topics: [topics.customerEvents],
-        // One chunk of a fetch at a time, written in bulk (applyCustomerEvents); per partition in order.
+        // A fetch in chunks of up to 500 events, each written in a few bulk writes (applyCustomerEvents);
+        // per partition in order, every partition at the same time (their customers never overlap).
         handleBatch: async (messages) =>
           applyCustomerEvents(
             db,
             await resolveNames(),
             messages.map((m) => m.value),
             dialect,
+            versions,
           ),
-        partitionsConsumedConcurrently: 3,
+        maxBatch: MAX_BULK_OPERATIONS,
+        partitionsConsumedConcurrently: config.TOPIC_PARTITIONS,
+        // Another instance may have written the customers of a partition this one gets (back).
+        onGroupJoin: () => versions.clear(),
       });
       health.addReadinessCheck('events', () => consumer?.isReady() ?? false);
       health.addReadinessCheck('mongo', () => watchdog!.ping());

@@ -10,9 +10,12 @@ import {
 } from '@crs/store';
 import {
   InMemoryProjection,
+  MAX_BULK_OPERATIONS,
   applyCustomerEvent,
+  applyCustomerEvents,
   type CollectionNames,
 } from './projections/customer-projection';
+import { BulkInserter } from './projections/bulk-inserter';
 
 export interface ReplayResult {
   events: number;
@@ -26,6 +29,10 @@ export interface ReplayResult {
  * left alone: the archive service fills them from its own log, so the catalogue keeps them as they are.
  * After the swap it reads to the end once more, so events the live projector wrote into the old
  * collections in the meantime reach the new ones too (applying is idempotent).
+ *
+ * Phase 1 folds the customers in memory while the history documents stream to the store as they are
+ * read (unordered inserts of 500, several in flight); the customers follow as inserts once the log is
+ * read. The secondary indexes are built after the load, before the switch (decision 0012).
  */
 export async function replayProjections(opts: {
   db: Db;
@@ -44,11 +51,10 @@ export async function replayProjections(opts: {
       .collection(n)
       .drop()
       .catch(() => undefined);
-  await ensureProjectionIndexes(db, names);
   const dialect = await detectDialect(db);
   const started = Date.now();
-  // Phase 1: fold the log in memory up to its current end, then write every collection in bulk.
-  const memory = new InMemoryProjection();
+  const memory = new InMemoryProjection({ keepHistory: false });
+  const inserter = new BulkInserter(db, { batch: MAX_BULK_OPERATIONS, maxInFlight: 3 });
   let mode: 'memory' | 'buffer' | 'live' = 'memory';
   const pending: CustomerEvent[] = [];
   let events = 0;
@@ -60,21 +66,29 @@ export async function replayProjections(opts: {
     groupPrefix: `${opts.messaging.prefix}projector-replay`,
     onMessage: async (m) => {
       events++;
-      // During the bulk write later events wait; after it they go through the live (idempotent) executor.
+      // During the customers' bulk write later events wait; after it they go through the live executor.
       if (mode === 'live') await applyCustomerEvent(db, names, m.value, dialect);
       else if (mode === 'buffer') pending.push(m.value);
-      else memory.apply(m.value);
+      else for (const h of memory.apply(m.value)) await inserter.add(names[h.projection], h.doc);
     },
   });
   await reader.start();
   try {
     await reader.waitUntilCaughtUp(undefined, opts.onProgress);
     mode = 'buffer';
-    await memory.writeTo(db, names);
-    while (pending.length > 0) await applyCustomerEvent(db, names, pending.shift()!, dialect);
+    for (const doc of memory.customerDocuments()) await inserter.add(names.customers, doc);
+    await inserter.flush();
+    logger.info(
+      { events, documents: inserter.written, seconds: (Date.now() - started) / 1000 },
+      'replay: log folded and written',
+    );
+    while (pending.length > 0)
+      await applyCustomerEvents(db, names, pending.splice(0, MAX_BULK_OPERATIONS), dialect);
     mode = 'live';
-    // Phase 2: events that arrived meanwhile, then swap, then what the old projector wrote meanwhile.
+    // Phase 2: events that arrived meanwhile, the indexes, then the swap, then what the old projector
+    // wrote meanwhile. The indexes exist before any reader is pointed at the new collections.
     await reader.waitUntilCaughtUp(undefined, opts.onProgress);
+    await ensureProjectionIndexes(db, names);
     if (opts.activate !== false) {
       const catalog = new ProjectionCatalog(db);
       for (const n of CustomerProjectionNames) await catalog.activate(n, names[n]);

@@ -7,6 +7,7 @@ import {
   applyCustomerEvents,
   type CollectionNames,
 } from './customer-projection';
+import { StreamVersions } from './stream-versions';
 
 /**
  * Against the real MongoDB-compatible store (FerretDB locally): every event type applied twice, and a
@@ -253,3 +254,117 @@ describe.each(['mongodb', 'ferretdb'] as const)('chunked live executor (%s write
     expect(expected.customers[0]).toMatchObject({ version: 12, status: 'SUSPENDED', riskLevel: 'EXTREME' });
   });
 });
+
+// Decision 0012: one write per customer and chunk (an insert when it has no document yet), history in
+// unordered inserts, versions remembered between chunks. Against one-event-at-a-time as the reference.
+describe.each([
+  ['mongodb', false],
+  ['ferretdb', false],
+  ['mongodb', true],
+  ['ferretdb', true],
+] as const)(
+  'one write per customer and chunk (%s write path, versions remembered: %s)',
+  (dialect, remember) => {
+    let client: MongoClient;
+    let db: Db;
+    let run = 0;
+    beforeAll(async () => {
+      client = await new MongoClient(process.env.MONGODB_URI!).connect();
+      db = client.db(`crs_int_projection_fold_${dialect}_${remember}_${process.pid}`);
+    });
+    afterAll(async () => {
+      await db.dropDatabase();
+      await client.close();
+    });
+
+    const fresh = () =>
+      Object.fromEntries(CustomerProjectionNames.map((n) => [n, `${n}_${++run}`])) as CollectionNames;
+    const snapshotOf = async (names: CollectionNames) =>
+      Object.fromEntries(
+        await Promise.all(
+          CustomerProjectionNames.map(
+            async (n) => [n, await db.collection(names[n]).find({}).sort({ _id: 1 }).toArray()] as const,
+          ),
+        ),
+      );
+    /** The reference: every event alone, in order. */
+    const oneByOne = async (events: CustomerEvent[]) => {
+      const names = fresh();
+      for (const e of events) await applyCustomerEvent(db, names, e, dialect);
+      return snapshotOf(names);
+    };
+    const of = (extId: string) =>
+      history().map(
+        (e) =>
+          ({
+            ...e,
+            streamId: `DEMO:${extId}`,
+            customerExtId: extId,
+            eventId: `${e.eventId}-${extId}`,
+          }) as CustomerEvent,
+      );
+    const versionsFor = () => (remember ? new StreamVersions() : undefined);
+
+    it('all events of one customer in one chunk write the same final documents as one at a time', async () => {
+      const events = of('F1');
+      const names = fresh();
+      await applyCustomerEvents(db, names, events, dialect, versionsFor());
+      expect(await snapshotOf(names)).toEqual(await oneByOne(events));
+      const doc = await db.collection(names.customers).findOne({ _id: 'DEMO:F1' as never });
+      expect(doc).toMatchObject({ version: 12, status: 'SUSPENDED', riskLevel: 'EXTREME', createdAt: NOW });
+    });
+
+    it('a chunk applied twice, and an older chunk after a newer one, leave what once leaves', async () => {
+      const events = [...of('T1'), ...of('T2')];
+      const names = fresh();
+      const versions = versionsFor();
+      await applyCustomerEvents(db, names, events, dialect, versions);
+      await applyCustomerEvents(db, names, events, dialect, versions);
+      // A fresh instance (nothing remembered) gets an older chunk again: versions never go back.
+      await applyCustomerEvents(db, names, events.slice(2, 9), dialect, versionsFor());
+      await applyCustomerEvents(db, names, events.slice(2, 9), dialect, versions);
+      expect(await snapshotOf(names)).toEqual(await oneByOne(events));
+    });
+
+    it('a chunk mixing new and existing customers, and a stream with no document yet', async () => {
+      const existing = of('M1');
+      const added = of('M2');
+      const rejectedOnly = of('M3').slice(0, 1);
+      const names = fresh();
+      const versions = versionsFor();
+      await applyCustomerEvents(db, names, existing.slice(0, 5), dialect, versions);
+      // Interleaved as on one partition: the rest of M1, all of M2, M3's lone rejection.
+      const chunk = [...existing.slice(5), ...added].sort((a, b) => a.streamVersion - b.streamVersion);
+      await applyCustomerEvents(db, names, [...rejectedOnly, ...chunk], dialect, versions);
+      expect(await snapshotOf(names)).toEqual(await oneByOne([...existing, ...added, ...rejectedOnly]));
+      expect(await db.collection(names.customers).countDocuments()).toBe(2);
+    });
+
+    it('history documents already there are skipped, the customer document is still written', async () => {
+      const events = of('H1');
+      const names = fresh();
+      // A previous attempt wrote some history, then failed before the customer document.
+      await db
+        .collection(names.communication_events)
+        .insertMany((await oneByOne(events)).communication_events!.filter((_, i) => i % 2 === 0) as never[]);
+      const assessments = (await oneByOne(events)).assessments!;
+      await db.collection(names.assessments).insertOne(assessments[0] as never);
+      await applyCustomerEvents(db, names, events, dialect, versionsFor());
+      expect(await snapshotOf(names)).toEqual(await oneByOne(events));
+    });
+
+    it('a redelivered chunk that starts the stream, after a longer one wrote the document, changes nothing', async () => {
+      const events = of('R1');
+      const names = fresh();
+      await applyCustomerEvents(db, names, events.slice(0, 8), dialect, versionsFor());
+      const before = await snapshotOf(names);
+      // The first chunk of the stream, shorter this time: its insert collides; the document is newer.
+      await applyCustomerEvents(db, names, events.slice(0, 3), dialect, versionsFor());
+      expect(await snapshotOf(names)).toEqual(before);
+      const versions = versionsFor();
+      await applyCustomerEvents(db, names, events.slice(0, 10), dialect, versions);
+      await applyCustomerEvents(db, names, events.slice(10), dialect, versions);
+      expect(await snapshotOf(names)).toEqual(await oneByOne(events));
+    });
+  },
+);

@@ -1,0 +1,82 @@
+import { mergeSet } from './customer-projection';
+import { StreamVersions } from './stream-versions';
+
+/** `$set` semantics of applying each `$set` in turn to a document (the reference for mergeSet). */
+function applySet(doc: Record<string, unknown>, set: Record<string, unknown>): void {
+  for (const [path, value] of Object.entries(set)) {
+    const parts = path.split('.');
+    let at = doc;
+    for (const p of parts.slice(0, -1)) {
+      if (typeof at[p] !== 'object' || at[p] === null) at[p] = {};
+      at = at[p] as Record<string, unknown>;
+    }
+    at[parts[parts.length - 1]!] = structuredClone(value);
+  }
+}
+
+describe('mergeSet', () => {
+  const cases: Record<string, unknown>[][] = [
+    [
+      { a: 1, b: 2 },
+      { b: 3, c: 4 },
+    ],
+    [{ 'screening.SANCTIONS': { m: true } }, { 'screening.PEP': { m: false } }],
+    [{ 'screening.SANCTIONS': { m: true } }, { screening: { PEP: 1 } }],
+    [{ screening: { PEP: 1 } }, { 'screening.SANCTIONS': { m: true } }, { 'screening.PEP': 2 }],
+    [{ 'a.b.c': 1 }, { 'a.b': { d: 2 } }, { 'a.b.e': 3 }, { a: 5 }, { 'a.x': 6 }],
+  ];
+  it.each(cases.map((c) => [JSON.stringify(c), c]))(
+    'one merged $set equals the $sets in turn: %s',
+    (_, sets) => {
+      const base = { _id: 'x', screening: { OLD: true }, a: { keep: 1 } };
+      const inTurn = structuredClone(base) as Record<string, unknown>;
+      for (const s of sets) applySet(inTurn, s);
+      const merged: Record<string, unknown> = {};
+      for (const s of sets) mergeSet(merged, s);
+      const keys = Object.keys(merged);
+      // One $set must not hold a path and its prefix.
+      expect(keys.some((k) => keys.some((g) => k !== g && k.startsWith(`${g}.`)))).toBe(false);
+      const once = structuredClone(base) as Record<string, unknown>;
+      applySet(once, merged);
+      expect(once).toEqual(inTurn);
+    },
+  );
+
+  it('never shares objects with the effects it merges', () => {
+    const value = { m: true };
+    const merged: Record<string, unknown> = {};
+    mergeSet(merged, { screening: value });
+    mergeSet(merged, { 'screening.PEP': 1 });
+    expect(value).toEqual({ m: true });
+  });
+});
+
+describe('StreamVersions', () => {
+  it('forgets everything on clear, and what was learnt under an older generation', () => {
+    const v = new StreamVersions();
+    const g = v.generation();
+    v.set('customers', new Map([['A', 3]]), g);
+    expect(v.get('customers', 'A')).toBe(3);
+    v.clear();
+    v.set('customers', new Map([['B', 1]]), g);
+    expect(v.get('customers', 'A')).toBeUndefined();
+    expect(v.get('customers', 'B')).toBeUndefined();
+  });
+
+  it('drops the previous collection when the live one switches, and the oldest entries beyond its size', () => {
+    const v = new StreamVersions(2);
+    v.set('customers', new Map([['A', 1]]), v.generation());
+    v.set('customers_r1', new Map([['B', 2]]), v.generation());
+    expect(v.get('customers', 'A')).toBeUndefined();
+    v.set('customers_r1', new Map([['C', 3]]), v.generation());
+    v.set('customers_r1', new Map([['B', 4]]), v.generation());
+    v.set('customers_r1', new Map([['D', 5]]), v.generation());
+    expect([v.get('customers_r1', 'B'), v.get('customers_r1', 'C'), v.get('customers_r1', 'D')]).toEqual([
+      4,
+      undefined,
+      5,
+    ]);
+    v.forget('customers_r1', ['B']);
+    expect(v.size()).toBe(1);
+  });
+});
