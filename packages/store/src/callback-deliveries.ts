@@ -82,6 +82,17 @@ export interface RedeliverFilter {
 
 const LANE = { streamId: 1, endpointId: 1, streamVersion: 1, nextAttemptAt: 1, attempts: 1 } as const;
 
+/**
+ * The callback service's progress per consumed partition: the last offset whose deliveries may have been
+ * sent (written before they are sent). Owned by the callback service like the log and the queue.
+ */
+export const CallbackProgressCollection = 'callback_progress';
+
+interface ProgressDoc {
+  _id: string;
+  offset: number;
+}
+
 /** At most this many documents per insertMany (one command, one SQLite transaction on FerretDB). */
 const MAX_BULK = 500;
 
@@ -156,12 +167,14 @@ async function insertNew<T extends { _id: string }>(collection: Collection<T>, d
 export class DeliveryStore {
   readonly collection: Collection<DeliveryDoc>;
   readonly queue: Collection<QueueEntry>;
+  readonly progress: Collection<ProgressDoc>;
   /** Claims in flight per queue entry in this process (see claim). */
   private readonly claiming = new Map<string, Promise<unknown>>();
 
   constructor(db: Db) {
     this.collection = db.collection<DeliveryDoc>(OwnedCollections.deliveries);
     this.queue = db.collection<QueueEntry>(OwnedCollections.callbackQueue);
+    this.progress = db.collection<ProgressDoc>(CallbackProgressCollection);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -267,6 +280,35 @@ export class DeliveryStore {
       );
     }
     return existing.status === 'pending';
+  }
+
+  /**
+   * The last offset of a consumed partition (`topic|partition`) whose deliveries may have been sent:
+   * deliveries of messages up to it may exist in the log already (their batch consumed again after a
+   * crash or a rebalance), later ones cannot.
+   */
+  async sentUpTo(partitionKey: string): Promise<number | undefined> {
+    return (await this.progress.findOne({ _id: partitionKey }))?.offset;
+  }
+
+  /** Notes, before a batch's deliveries are sent, that they may have been sent up to `offset`. */
+  async markSending(partitionKey: string, offset: number): Promise<void> {
+    await this.progress.updateOne({ _id: partitionKey }, { $max: { offset } }, { upsert: true });
+  }
+
+  /** The status of those deliveries that are in the log (one `_id` read each, a few at a time). */
+  async statusOf(ids: readonly string[]): Promise<Map<string, DeliveryDoc['status']>> {
+    const found = new Map<string, DeliveryDoc['status']>();
+    let next = 0;
+    const worker = async () => {
+      while (next < ids.length) {
+        const id = ids[next++]!;
+        const d = await this.collection.findOne({ _id: id }, { projection: { status: 1 } });
+        if (d) found.set(id, d.status);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(8, ids.length) }, worker));
+    return found;
   }
 
   /** Every queue entry (lane, due time, attempts), for the dispatcher's view of which lanes wait. */

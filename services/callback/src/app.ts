@@ -119,14 +119,23 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
         groupId: `${prefix}${config.CONSUMER_GROUP}`,
         topics: [topics.customerEvents],
         // A chunk of consumed events is delivered and written as a whole before its offsets are committed.
-        handleBatch: async (messages) =>
-          delivery.deliver(
-            deliveriesOf(
-              messages.map((m) => m.value),
-              routing,
-              clock(),
-            ),
-          ),
+        handleBatch: async (messages) => {
+          const now = clock();
+          const deliveries = [];
+          const offsets: number[] = [];
+          for (const m of messages) {
+            for (const d of deliveriesOf([m.value], routing, now)) {
+              deliveries.push(d);
+              offsets.push(Number(m.offset));
+            }
+          }
+          const last = messages[messages.length - 1]!;
+          await delivery.deliver(deliveries, {
+            partitionKey: `${last.topic}|${last.partition}`,
+            offsets,
+            lastOffset: Number(last.offset),
+          });
+        },
         maxBatch: config.CALLBACK_BATCH_SIZE,
         partitionsConsumedConcurrently: config.CALLBACK_PARTITIONS_CONCURRENTLY,
       });

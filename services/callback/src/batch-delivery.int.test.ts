@@ -230,4 +230,24 @@ describe('BatchDelivery', () => {
     await batch.deliver([delivery(1, 2)]);
     expect(idsAt(receiver)).toEqual(['e-1-1', 'e-1-2']);
   });
+
+  it('a batch consumed again (its offsets not yet committed at a crash) sends nothing that ended', async () => {
+    const { batch } = build();
+    const from = (offsets: number[]) => ({ partitionKey: 'events|0', offsets, lastOffset: offsets.at(-1)! });
+    receiver.mode = { kind: 'fail', status: 500 };
+    await batch.deliver([delivery(1, 1)], from([10]));
+    receiver.mode = { kind: 'ok' };
+    await batch.deliver([delivery(2, 1), delivery(2, 2)], from([11, 12]));
+    expect(idsAt(receiver)).toEqual(['e-2-1', 'e-2-2']);
+    // A new process consumes offsets 10-13 again: 10 is pending in the queue, 11 and 12 were delivered.
+    const again = build().batch;
+    await again.deliver(
+      [delivery(1, 1), delivery(2, 1), delivery(2, 2), delivery(3, 1)],
+      from([10, 11, 12, 13]),
+    );
+    expect(idsAt(receiver)).toEqual(['e-2-1', 'e-2-2', 'e-3-1']);
+    expect(await store.collection.findOne({ _id: 'e-2-1|ep-1' })).toMatchObject({ log: [{ status: 204 }] });
+    expect((await store.queued()).map((e) => [e._id, e.attempts])).toEqual([['e-1-1|ep-1', 1]]);
+    expect(await store.sentUpTo('events|0')).toBe(13);
+  });
 });

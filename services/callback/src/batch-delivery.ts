@@ -27,6 +27,17 @@ export interface BatchDeliveryOptions {
   clock?: () => Date;
 }
 
+/**
+ * Where a batch's deliveries come from: one consumed partition, the offset of each delivery's message and
+ * the batch's last offset. Deliveries of messages consumed before (up to the partition's recorded
+ * progress) are looked up in the log first and not sent again when they ended.
+ */
+export interface ConsumedFrom {
+  partitionKey: string;
+  offsets: readonly number[];
+  lastOffset: number;
+}
+
 /** An attempt still running when its batch was written; it is recorded through the queue when it ends. */
 interface Handover {
   delivery: NewDelivery;
@@ -56,8 +67,9 @@ export class BatchDelivery {
   }
 
   /** Delivers (or queues) a batch's deliveries, given in event order, and writes their outcomes. */
-  async deliver(deliveries: readonly NewDelivery[]): Promise<void> {
+  async deliver(deliveries: readonly NewDelivery[], from?: ConsumedFrom): Promise<void> {
     if (deliveries.length === 0) return;
+    const known = from ? await this.seenBefore(deliveries, from) : new Map<string, DeliveryDoc['status']>();
     const now = this.clock();
     const byLane = new Map<string, NewDelivery[]>();
     for (const d of deliveries) {
@@ -80,9 +92,9 @@ export class BatchDelivery {
       return c;
     };
     await Promise.all(
-      [...byLane].map(([lane, list]) => this.runLane(lane, list, now, results, handovers, slowSignal)),
+      [...byLane].map(([lane, list]) => this.runLane(lane, list, now, known, results, handovers, slowSignal)),
     );
-    const outcomes = deliveries.map((d) => results.get(d._id)!);
+    const outcomes = deliveries.flatMap((d) => results.get(d._id) ?? []);
     try {
       await this.opts.store.recordBatch(outcomes, now);
     } catch (err) {
@@ -98,6 +110,22 @@ export class BatchDelivery {
     if (outcomes.some((o) => o.status === 'pending')) this.opts.queued();
   }
 
+  /**
+   * The log status of deliveries whose messages may have been consumed before; then notes the batch as
+   * possibly sent, before anything of it is sent.
+   */
+  private async seenBefore(
+    deliveries: readonly NewDelivery[],
+    from: ConsumedFrom,
+  ): Promise<Map<string, DeliveryDoc['status']>> {
+    const { store } = this.opts;
+    const upTo = await store.sentUpTo(from.partitionKey);
+    const again = upTo === undefined ? [] : deliveries.filter((_, i) => from.offsets[i]! <= upTo);
+    const known = await store.statusOf(again.map((d) => d._id));
+    await store.markSending(from.partitionKey, from.lastOffset);
+    return known;
+  }
+
   /** Waits for handed-over attempts to be recorded (at shutdown), at most `ms`. */
   async drain(ms: number): Promise<void> {
     const deadline = Date.now() + ms;
@@ -108,6 +136,7 @@ export class BatchDelivery {
     lane: string,
     list: readonly NewDelivery[],
     now: Date,
+    known: ReadonlyMap<string, DeliveryDoc['status']>,
     results: Map<string, BatchOutcome>,
     handovers: Handover[],
     slowSignal: (endpointId: string) => AbortController,
@@ -123,6 +152,10 @@ export class BatchDelivery {
         i += 1;
         break;
       }
+      // Consumed before: an ended delivery is neither sent nor written again; a pending one stays queued.
+      const before = known.get(d._id);
+      if (before === 'delivered' || before === 'dead') continue;
+      if (before === 'pending') break;
       // Behind deliveries already waiting in the queue, or for an endpoint that is slow: queue it.
       if (lanes.has(lane) || slots.isSlow(d.endpointId, Date.now())) break;
       const giveUp = slowSignal(d.endpointId);
@@ -163,6 +196,8 @@ export class BatchDelivery {
     }
     for (; i < list.length; i++) {
       const d = list[i]!;
+      const before = known.get(d._id);
+      if (before === 'delivered' || before === 'dead') continue;
       results.set(d._id, { delivery: d, status: 'pending', attempts: 0, nextAttemptAt: now });
     }
   }
