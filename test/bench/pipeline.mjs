@@ -22,6 +22,7 @@ import path from 'node:path';
 import { round, summarize } from './stats.mjs';
 import { sampleCustomer } from './in-process.mjs';
 import { stackEnv, token, receiver, waitUntil } from './stack.mjs';
+import { cpuSnapshot, coresBetween } from './cpu.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
@@ -40,7 +41,7 @@ const settings = () => ({
   batchSize: num('BENCH_BATCH_SIZE', 1000),
   batchClients: num('BENCH_BATCH_CLIENTS', 4),
   offeredSeconds: num('BENCH_OFFERED_SECONDS', 60),
-  backlog: num('BENCH_BACKLOG', 5000),
+  backlog: num('BENCH_BACKLOG', 20000),
   drainMs: num('BENCH_DRAIN_SECONDS', 900) * 1000,
 });
 
@@ -68,6 +69,70 @@ async function markerTolerantLag(admin, group, topic) {
     if (l > 0n) lag += l;
   }
   return lag;
+}
+
+/**
+ * Progress of a drain after its consumer started: `remaining()` is polled every 100 ms; the rate counts
+ * from the first poll that saw it move (so a service's start, group join and state rebuild stay out of
+ * it) to the poll that saw zero.
+ */
+async function steadyDrain(remaining, timeoutMs, what) {
+  const start = Number(await remaining());
+  const t0 = performance.now();
+  let first;
+  for (;;) {
+    const left = Number(await remaining());
+    const now = performance.now();
+    if (first === undefined && left < start) first = { at: now, left };
+    if (left <= 0) {
+      const total = (now - t0) / 1000;
+      const steady = first && now > first.at ? first.left / ((now - first.at) / 1000) : undefined;
+      return { total, steady, firstAfter: first ? (first.at - t0) / 1000 : total };
+    }
+    if (now - t0 > timeoutMs) throw new Error(`${what}: not drained within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Measures the cores each process used while `work` ran: [result, { total, breakdown }]. */
+async function withCpu(work) {
+  const before = cpuSnapshot();
+  const t = performance.now();
+  const result = await work();
+  const rows = coresBetween(before, cpuSnapshot(), (performance.now() - t) / 1000);
+  const total = rows.reduce((a, [, c]) => a + c, 0);
+  return [result, { total, breakdown: rows.map(([n, c]) => `${n} ${c}`).join(', ') }];
+}
+
+/** `store_commands_total` of every service of the namespace: 'service command collection' -> count. */
+async function storeCommands(launcher, ns) {
+  const out = new Map();
+  for (const s of SERVICES) {
+    try {
+      const text = await (await fetch(`http://127.0.0.1:${launcher.portOf(s, ns)}/metrics`)).text();
+      for (const m of text.matchAll(/^store_commands_total\{([^}]*)\} (\d+)/gm)) {
+        const label = (n) => new RegExp(`${n}="([^"]*)"`).exec(m[1])?.[1] ?? '';
+        out.set(`${s} ${label('command')} ${label('collection')}`, Number(m[2]));
+      }
+    } catch {
+      // a service without metrics (or not running) counts nothing
+    }
+  }
+  return out;
+}
+
+/** Store commands per customer between two `storeCommands` readings, most first. */
+function commandsPerCustomer(before, after, customers) {
+  const rows = [];
+  let total = 0;
+  for (const [k, v] of after) {
+    const d = (v - (before.get(k) ?? 0)) / Math.max(1, customers);
+    if (d <= 0) continue;
+    total += d;
+    rows.push([k, Math.round(d * 100) / 100]);
+  }
+  rows.sort((a, b) => b[1] - a[1]);
+  return { total, breakdown: rows.map(([k, v]) => `${k} ${v}`).join(', ') };
 }
 
 const DONE_TYPES = [
@@ -144,6 +209,7 @@ export async function benchPipeline({
       `  [${label}] ${name}: ${f.value} ${unit}${limit ? ` (${round(value / limit.value, 3)} of ${limit.name})` : ''}`,
     );
   };
+  const pushCpu = (name, cpu) => push(`${name}.cpu`, cpu.total, `cores (${cpu.breakdown})`);
   const recv = receiver();
   const port = await recv.listen();
   const e2e = endToEnd(recv);
@@ -199,18 +265,22 @@ export async function benchPipeline({
 
     // 1. Single imports at 32 concurrent clients; end to end over the same customers.
     const accepted = new Map(); // communicationNumber -> accept time
+    const commandsBefore = await storeCommands(launcher, NS);
     const lat = [];
     const t0 = performance.now();
-    const seconds = await closedLoop(cfg.singleClients, cfg.singleSeconds, async () => {
-      const body = evaluateCustomer(NS, next++);
-      const r = await post(base, tok, '/core-ws-rest/customer', body);
-      lat.push(r.ms);
-      if (r.status === 200) accepted.set(body.communicationNumber, r.at);
-    });
+    const [seconds, singleCpu] = await withCpu(() =>
+      closedLoop(cfg.singleClients, cfg.singleSeconds, async () => {
+        const body = evaluateCustomer(NS, next++);
+        const r = await post(base, tok, '/core-ws-rest/customer', body);
+        lat.push(r.ms);
+        if (r.status === 200) accepted.set(body.communicationNumber, r.at);
+      }),
+    );
     const l = summarize(lat);
     push('single_import.accepted_per_sec', accepted.size / seconds, 'req/s', limits.produce);
     push('single_import.latency_p50', l.p50, 'ms');
     push('single_import.latency_p99', l.p99, 'ms');
+    pushCpu('single_import', singleCpu);
     const allDone = () => [...accepted.keys()].every((c) => e2e.doneAt(c) !== undefined);
     await waitUntil(allDone, cfg.drainMs, 'single imports: every callback').catch((e) =>
       log(`  ${e.message}`),
@@ -220,27 +290,39 @@ export async function benchPipeline({
     push('end_to_end.customers_per_sec', e2eRate, 'customers/s (accepted to last callback)');
     push('end_to_end.completed_share', (done.length / Math.max(1, accepted.size)) * 100, '%');
     await drained('single imports');
+    const perCustomer = commandsPerCustomer(commandsBefore, await storeCommands(launcher, NS), accepted.size);
+    if (perCustomer.total > 0)
+      push(
+        'end_to_end.store_commands_per_customer',
+        perCustomer.total,
+        `commands (${perCustomer.breakdown})`,
+      );
 
     // 2. Batch imports of 1,000.
     let batchAccepted = 0;
     const blat = [];
-    const bSeconds = await closedLoop(cfg.batchClients, cfg.batchSeconds, async () => {
-      const customers = Array.from({ length: cfg.batchSize }, () => {
-        const {
-          sourceOfRiskLevel: _s,
-          initializeScreeningProcesses: _i,
-          ...c
-        } = evaluateCustomer(NS, next++);
-        return { ...c, riskLevel: 'LOW' };
-      });
-      const r = await post(base, tok, '/core-ws-rest/batch-customers', { customers });
-      blat.push(r.ms);
-      if (r.status === 200)
-        batchAccepted += JSON.parse(r.text).results.filter((x) => x.resultType === 'REQUEST_ACCEPTED').length;
-    });
+    const [bSeconds, batchCpu] = await withCpu(() =>
+      closedLoop(cfg.batchClients, cfg.batchSeconds, async () => {
+        const customers = Array.from({ length: cfg.batchSize }, () => {
+          const {
+            sourceOfRiskLevel: _s,
+            initializeScreeningProcesses: _i,
+            ...c
+          } = evaluateCustomer(NS, next++);
+          return { ...c, riskLevel: 'LOW' };
+        });
+        const r = await post(base, tok, '/core-ws-rest/batch-customers', { customers });
+        blat.push(r.ms);
+        if (r.status === 200)
+          batchAccepted += JSON.parse(r.text).results.filter(
+            (x) => x.resultType === 'REQUEST_ACCEPTED',
+          ).length;
+      }),
+    );
     const bl = summarize(blat);
     push('batch_import.customers_per_sec', batchAccepted / bSeconds, 'customers/s', limits.produce);
     push('batch_import.request_latency_p99', bl.p99, `ms (${cfg.batchSize} customers)`);
+    pushCpu('batch_import', batchCpu);
     const tb = performance.now();
     await drained('batch imports').catch((e) => log(`  ${e.message}`));
     push(
@@ -258,6 +340,7 @@ export async function benchPipeline({
     const perTick = rate / (1000 / tickMs);
     const inFlight = new Set();
     const to = performance.now();
+    const offeredCpuBefore = cpuSnapshot();
     let owed = 0;
     while (performance.now() - to < cfg.offeredSeconds * 1000) {
       owed += perTick;
@@ -276,6 +359,7 @@ export async function benchPipeline({
       await new Promise((r) => setTimeout(r, tickMs));
     }
     await Promise.all(inFlight);
+    const offeredCpu = coresBetween(offeredCpuBefore, cpuSnapshot(), (performance.now() - to) / 1000);
     const offeredAccepted = offered.size / cfg.offeredSeconds;
     await waitUntil(
       () => [...offered.keys()].every((c) => e2e.doneAt(c) !== undefined),
@@ -289,6 +373,10 @@ export async function benchPipeline({
     push('offered.accepted_per_sec', offeredAccepted, 'req/s');
     push('offered.accept_to_callback_p50', toCallback.p50, 'ms');
     push('offered.accept_to_callback_p99', toCallback.p99, 'ms');
+    pushCpu('offered', {
+      total: offeredCpu.reduce((a, [, c]) => a + c, 0),
+      breakdown: offeredCpu.map(([n, c]) => `${n} ${c}`).join(', '),
+    });
     // Backlog growth: the backlog sampled every 10 s; growth = last sample minus the first.
     push(
       'offered.backlog_growth',
@@ -316,40 +404,38 @@ export async function benchPipeline({
     }
     let t = performance.now();
     await launcher.startService('customer', { env: clusterEnv, namespace: NS });
-    await waitUntil(
-      async () => (await markerTolerantLag(admin, groups.decider, topics.commands)) === 0n,
-      cfg.drainMs,
-      'decider drained',
+    const [decider, deciderCpu] = await withCpu(() =>
+      steadyDrain(() => markerTolerantLag(admin, groups.decider, topics.commands), cfg.drainMs, 'decider'),
     );
     push(
       'decider.commands_per_sec',
       queued / ((performance.now() - t) / 1000),
-      'commands/s (including its start and state rebuild)',
-      limits.ctp,
+      `commands/s (${queued} queued, including its start and state rebuild)`,
     );
+    if (decider.steady !== undefined)
+      push('decider.steady_commands_per_sec', decider.steady, 'commands/s (once deciding)', limits.ctp);
+    pushCpu('decider', deciderCpu);
     const events = await markerTolerantLag(admin, groups.projector, topics.events);
     t = performance.now();
     await launcher.startService('projector', { env: clusterEnv, namespace: NS });
-    await waitUntil(
-      async () => (await markerTolerantLag(admin, groups.projector, topics.events)) === 0n,
-      cfg.drainMs,
-      'projector drained',
+    const [projector, projectorCpu] = await withCpu(() =>
+      steadyDrain(() => markerTolerantLag(admin, groups.projector, topics.events), cfg.drainMs, 'projector'),
     );
     push(
       'projector.events_per_sec',
       Number(events) / ((performance.now() - t) / 1000),
-      'events/s',
-      limits.storeBulk,
+      `events/s (${events} events, including its start)`,
     );
+    if (projector.steady !== undefined)
+      push('projector.steady_events_per_sec', projector.steady, 'events/s (once writing)', limits.storeBulk);
+    pushCpu('projector', projectorCpu);
 
     // 5. Replay of the whole log into fresh collections.
-    const { stdout, stderr } = await run(
-      process.execPath,
-      [path.join(root, 'services/projector/dist/cli/replay.js')],
-      {
+    const [{ stdout, stderr }, replayCpu] = await withCpu(() =>
+      run(process.execPath, [path.join(root, 'services/projector/dist/cli/replay.js')], {
         env: { ...process.env, ...env, ...ns.env, TOPIC_REPLICATION_FACTOR: '1', LOG_LEVEL: 'info' },
         maxBuffer: 256 * 1024 * 1024,
-      },
+      }),
     );
     const replay = `${stdout}${stderr}`
       .split('\n')
@@ -360,8 +446,9 @@ export async function benchPipeline({
         'replay.events_per_sec',
         replay.events / replay.seconds,
         `events/s (${replay.events} events)`,
-        limits.storeBulk,
+        limits.storeInsert,
       );
+    pushCpu('replay', replayCpu);
   } finally {
     for (const s of [...SERVICES].reverse())
       await launcher.stopService(s, { namespace: NS }).catch(() => undefined);
@@ -397,6 +484,8 @@ export async function measureLimits(log = console.log) {
     const r = await m.storeLimits({ uri: env.MONGODB_URI });
     limits.storeBulk = { name: 'raw_bulk_upsert', value: r.bulkUpsertPerSec, unit: 'docs/s' };
     limits.storeAll = r;
+    // The replay writes history by unordered inserts (one communication event per event): its ceiling.
+    limits.storeInsert = { name: 'raw_insert_many', value: r.insertManyPerSec, unit: 'docs/s' };
   });
   await tryLimit('ctp.mjs', async (m) => {
     const r = await m.ctpLimit({ brokers: env.KAFKA_BROKERS.split(',') });

@@ -178,6 +178,8 @@ if (process.argv[2] === 'pipeline') {
   }
   print(measured);
   const baseline = baselineTree(process.env.BENCH_BASELINE);
+  // A baseline checked out outside the repository has no ../shared beside it: both trees read this one's.
+  process.env.CRS_SHARED_DATA ??= DATA;
   const runs = baseline
     ? [
         ['before', path.resolve(baseline)],

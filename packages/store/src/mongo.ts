@@ -1,4 +1,5 @@
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
+import { Counter, getOrCreate, type Registry } from '@crs/runtime';
 
 export interface MongoSettings {
   MONGODB_URI: string;
@@ -9,15 +10,64 @@ export interface MongoSettings {
  * One client per service. Only the operations that FerretDB v1 and MongoDB share are used anywhere
  * (no transactions, change streams, TTL indexes, $lookup or $group accumulators).
  */
-export async function connectMongo(settings: MongoSettings): Promise<{ client: MongoClient; db: Db }> {
+export async function connectMongo(
+  settings: MongoSettings,
+  metrics?: Registry,
+): Promise<{ client: MongoClient; db: Db }> {
   const client = new MongoClient(settings.MONGODB_URI, {
     serverSelectionTimeoutMS: 5000,
     connectTimeoutMS: 5000,
     retryWrites: false,
     maxPoolSize: 20,
+    monitorCommands: metrics !== undefined,
   });
+  if (metrics) countCommands(client, metrics);
   await client.connect();
   return { client, db: client.db(settings.MONGODB_DB) };
+}
+
+/** Commands whose first field names a collection (`{ insert: 'customers', ... }`). */
+const COLLECTION_COMMANDS = new Set([
+  'find',
+  'insert',
+  'update',
+  'delete',
+  'findAndModify',
+  'aggregate',
+  'count',
+  'distinct',
+  'getMore',
+  'createIndexes',
+]);
+
+/**
+ * `store_commands_total{command,collection}`: what a service asks of the store, per collection, so an
+ * operator (and `npm run bench pipeline`) can see which writes a customer costs. A replay's collections
+ * (`customers_r<timestamp>`) are counted under their projection's name.
+ */
+function countCommands(client: MongoClient, metrics: Registry): void {
+  const counter = getOrCreate(
+    metrics,
+    'store_commands_total',
+    () =>
+      new Counter({
+        name: 'store_commands_total',
+        help: 'Commands sent to the store, by command and collection',
+        labelNames: ['command', 'collection'],
+        registers: [metrics],
+      }),
+  );
+  client.on('commandStarted', (e: CommandStartedEvent) => {
+    if (!COLLECTION_COMMANDS.has(e.commandName)) return;
+    const target = e.command[e.commandName] as unknown;
+    const collection =
+      e.commandName === 'getMore'
+        ? String(e.command.collection ?? '')
+        : typeof target === 'string'
+          ? target
+          : '';
+    counter.labels(e.commandName, collection.replace(/_r\d+$/, '')).inc();
+  });
 }
 
 export async function pingMongo(db: Db): Promise<boolean> {

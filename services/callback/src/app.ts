@@ -53,7 +53,7 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
         port: config.HEALTH_PORT,
         host: config.HEALTH_HOST,
       });
-      const mongo = await connectMongo(config);
+      const mongo = await connectMongo(config, metrics);
       client = mongo.client;
       watchdog = watchMongo(mongo, config, logger);
       const store = new DeliveryStore(mongo.db);

@@ -184,7 +184,7 @@ export function buildEvaluationService(
         port: config.HEALTH_PORT,
         host: config.HEALTH_HOST,
       });
-      const { client, db } = await connectMongo(config);
+      const { client, db } = await connectMongo(config, metrics);
       mongo = client;
       watchdog = watchMongo({ client, db }, config, logger);
       const { kafka, serde, topics, prefix } = await setUpMessaging(config, 'evaluation', logger);

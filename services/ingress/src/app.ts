@@ -201,7 +201,7 @@ export function buildIngress(
     metrics,
     port: () => (server?.address() as AddressInfo | null)?.port ?? 0,
     async start() {
-      const { client, db } = await connectMongo(config);
+      const { client, db } = await connectMongo(config, metrics);
       mongo = client;
       watchdog = watchMongo({ client, db }, config, logger);
       const classifiers = new ClassifierStore(db, config.CLASSIFIER_CACHE_MS);

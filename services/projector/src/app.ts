@@ -49,7 +49,7 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
         port: config.HEALTH_PORT,
         host: config.HEALTH_HOST,
       });
-      const mongo = await connectMongo(config);
+      const mongo = await connectMongo(config, metrics);
       client = mongo.client;
       watchdog = watchMongo(mongo, config, logger);
       const db = mongo.db;

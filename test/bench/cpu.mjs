@@ -1,0 +1,52 @@
+// Where the cores go during a bench phase: CPU seconds per process of the local stack (Kafka, the
+// registry, FerretDB), per service of the namespace under test, and the load generator itself, read from
+// /proc (Linux only; elsewhere the breakdown is empty). Printed beside each phase of `npm run bench pipeline`.
+import { readFileSync, readdirSync } from 'node:fs';
+
+const TICKS = 100; // USER_HZ on Linux
+
+function label(pid, args) {
+  if (pid === process.pid) return 'load generator';
+  const service = /services\/([a-z-]+)\/dist\/main\.js/.exec(args);
+  if (service) return service[1];
+  if (args.includes('crs.stack.home') && args.includes('apicurio')) return 'registry';
+  if (args.includes('crs.stack.home')) return 'kafka';
+  if (/ferretdb/.test(args)) return 'ferretdb';
+  if (/postgres/.test(args)) return 'postgresql';
+  return undefined;
+}
+
+/** CPU seconds so far per label. */
+export function cpuSnapshot() {
+  const out = new Map();
+  let pids = [];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return out;
+  }
+  for (const d of pids) {
+    try {
+      const args = readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      const name = label(Number(d), args);
+      if (!name) continue;
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const seconds = (Number(fields[11]) + Number(fields[12])) / TICKS; // utime + stime
+      out.set(name, (out.get(name) ?? 0) + seconds);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** Cores used per label between two snapshots, busiest first: [[label, cores]]. */
+export function coresBetween(before, after, seconds) {
+  const rows = [];
+  for (const [name, s] of after) {
+    const used = (s - (before.get(name) ?? 0)) / seconds;
+    if (used >= 0.005) rows.push([name, Math.round(used * 100) / 100]);
+  }
+  return rows.sort((a, b) => b[1] - a[1]);
+}
