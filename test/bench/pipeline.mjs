@@ -1,5 +1,7 @@
 // `npm run bench pipeline`: the issue #15 figures of the whole pipeline on the local stack, each stage beside
 // the raw limit it is bound by, measured in the same run (test/bench/limits/*):
+//   - the accept path alone: single imports for BENCH_ALONE_SECONDS (5) with every consumer stopped (the
+//     ingress, Kafka and the store with the cores to themselves);
 //   - single imports: 32 concurrent clients posting distinct EVALUATE customers with SANCTIONS and PEP
 //     screening for BENCH_SINGLE_SECONDS; accepted/s, p50, p99 (limit: raw kafkajs produce, acks=all);
 //   - batch imports: batches of 1,000 from 4 clients for BENCH_BATCH_SECONDS; customers/s (same limit);
@@ -12,7 +14,9 @@
 //   - decider and projector on a backlog (limit: raw consume-transform-produce in one transaction per
 //     fetched batch; raw unordered bulk upsert of the store), and the replay.
 // With BENCH_BASELINE=<a built checkout of an older commit> the same phases run first against that tree's
-// services (its own namespace, same stack, same limits): before and after in one run.
+// services (its own namespace, same stack, same limits): before and after in one run. Every phase prints
+// the cores each process used (test/bench/cpu.mjs), and the single-import phase the store commands per
+// customer (store_commands_total of every service).
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { execFile } from 'node:child_process';
@@ -37,6 +41,7 @@ const num = (name, fallback) => Number(process.env[name] ?? fallback);
 const settings = () => ({
   singleSeconds: num('BENCH_SINGLE_SECONDS', 20),
   singleClients: num('BENCH_SINGLE_CLIENTS', 32),
+  aloneSeconds: num('BENCH_ALONE_SECONDS', 5),
   batchSeconds: num('BENCH_BATCH_SECONDS', 20),
   batchSize: num('BENCH_BATCH_SIZE', 1000),
   batchClients: num('BENCH_BATCH_CLIENTS', 4),
@@ -262,6 +267,30 @@ export async function benchPipeline({
       ),
     );
     await waitUntil(async () => (await backlog()) === 0n, 120000, 'warm-up drained');
+
+    // 0. The accept path alone: single imports with every consumer stopped, so the ingress, Kafka and the
+    // store have the cores to themselves (the ceiling of the accept path on this machine); the consumers
+    // then start again and work the backlog off before the next phase.
+    if (cfg.aloneSeconds > 0) {
+      const consumers = SERVICES.filter((s) => s !== 'ingress');
+      for (const s of consumers) await launcher.stopService(s, { namespace: NS });
+      const aloneLat = [];
+      let aloneAccepted = 0;
+      const [aloneSeconds, aloneCpu] = await withCpu(() =>
+        closedLoop(cfg.singleClients, cfg.aloneSeconds, async () => {
+          const r = await post(base, tok, '/core-ws-rest/customer', evaluateCustomer(NS, next++));
+          aloneLat.push(r.ms);
+          if (r.status === 200) aloneAccepted += 1;
+        }),
+      );
+      const al = summarize(aloneLat);
+      push('single_import_alone.accepted_per_sec', aloneAccepted / aloneSeconds, 'req/s', limits.produce);
+      push('single_import_alone.latency_p50', al.p50, 'ms');
+      push('single_import_alone.latency_p99', al.p99, 'ms');
+      pushCpu('single_import_alone', aloneCpu);
+      for (const s of consumers) await launcher.startService(s, { env: clusterEnv, namespace: NS });
+      await drained('accept path alone');
+    }
 
     // 1. Single imports at 32 concurrent clients; end to end over the same customers.
     const accepted = new Map(); // communicationNumber -> accept time
