@@ -51,4 +51,5 @@ export type * from './operations/operation-archived.v1';
 export type * from './operations/operation-received.v1';
 export type * from './operations/operation-registered.v1';
 export type * from './operations/retro-monitoring-alert-raised.v1';
+export type * from './privacy/encrypted-value.v1';
 export type * from './risk/risk-matrix.v1';

@@ -78,6 +78,7 @@ export const SchemaIds = {
     'https://schemas.crs.local/operations/operation-registered.v1.schema.json',
   'operations/retro-monitoring-alert-raised.v1':
     'https://schemas.crs.local/operations/retro-monitoring-alert-raised.v1.schema.json',
+  'privacy/encrypted-value.v1': 'https://schemas.crs.local/privacy/encrypted-value.v1.schema.json',
   'risk/risk-matrix.v1': 'https://schemas.crs.local/risk/risk-matrix.v1.schema.json',
 } as const;
 
@@ -2816,6 +2817,16 @@ export const schemaDocuments: ReadonlyArray<Readonly<Record<string, unknown>>> =
         },
       },
     },
+  },
+  {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: 'https://schemas.crs.local/privacy/encrypted-value.v1.schema.json',
+    title: 'EncryptedValue',
+    description:
+      "One personal field value encrypted with its customer's data key (docs/privacy.md): crs:enc:1:<keyId>:<iv>:<tag>:<ciphertext>. Format version 1; keyId names the customer's data key generation; iv is the 96-bit AES-GCM nonce, tag the 128-bit authentication tag, ciphertext the AES-256-GCM encryption of the value's JSON text, all base64url without padding. The associated data binds it to the customer's streamId and the field's path pattern. Once the customer's key is erased it can never be read again; readers show it as null (erased).",
+    type: 'string',
+    pattern: '^crs:enc:1:[A-Za-z0-9_-]{1,64}:[A-Za-z0-9_-]{16}:[A-Za-z0-9_-]{22}:[A-Za-z0-9_-]+$',
+    examples: ['crs:enc:1:q1F3mXb9Yc0Z:3q2-7wAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA:IkFubmEi'],
   },
   {
     $schema: 'https://json-schema.org/draft/2020-12/schema',

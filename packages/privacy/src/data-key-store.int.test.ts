@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { MongoClient, type Db } from 'mongodb';
+import { DataKeyStore, type RotationReport } from './data-key-store';
+import { DataKeyUnwrapError } from './errors';
+import { KeyEncryptionKeys } from './key-encryption-keys';
+import { PersonalDataCipher } from './personal-data';
+import { CustomerPersonalFields } from './personal-fields';
+
+// The key store on the real local store (FerretDB v1 via the stack's MONGODB_URI; MongoDB elsewhere).
+describe('DataKeyStore (data_keys on the real store)', () => {
+  let client: MongoClient;
+  let db: Db;
+  const first = KeyEncryptionKeys.generateDocument('kek-1');
+  const keks = KeyEncryptionKeys.fromDocument(first);
+
+  beforeAll(async () => {
+    client = await new MongoClient(process.env.MONGODB_URI!).connect();
+  });
+  beforeEach(() => {
+    db = client.db(`crs_it_privacy_${randomUUID().slice(0, 8)}`);
+  });
+  afterEach(async () => {
+    await db.dropDatabase();
+  });
+  afterAll(async () => {
+    await client.close();
+  });
+
+  it('creates one key per customer, idempotently under concurrency, and stores it only wrapped', async () => {
+    // Separate stores stand for separate processes: no cache or in-process sharing between them.
+    const stores = Array.from({ length: 4 }, () => new DataKeyStore({ db, keks }));
+    const keys = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => stores[i % stores.length]!.keyFor('BU1:C-1')),
+    );
+    expect(new Set(keys.map((k) => k.keyId)).size).toBe(1);
+    expect(new Set(keys.map((k) => k.key.toString('hex'))).size).toBe(1);
+
+    const docs = await db.collection('data_keys').find({}).toArray();
+    expect(docs).toHaveLength(1);
+    expect(docs[0]).toMatchObject({ _id: 'BU1:C-1', keyId: keys[0]!.keyId, kek: 'kek-1' });
+    const stored = JSON.stringify(docs[0]);
+    expect(stored).not.toContain(keys[0]!.key.toString('base64'));
+    expect(stored).not.toContain(keys[0]!.key.toString('base64url'));
+    expect(stored).not.toContain(keys[0]!.key.toString('hex'));
+
+    const fresh = new DataKeyStore({ db, keks });
+    expect((await fresh.currentKey('BU1:C-1'))?.key).toEqual(keys[0]!.key);
+    expect(await fresh.currentKey('BU1:C-2')).toBeUndefined();
+  });
+
+  it('erases: every value of the customer reads as erased (null), idempotently; other customers are untouched', async () => {
+    const store = new DataKeyStore({ db, keks });
+    const cipher = new PersonalDataCipher(store);
+    const record = { customerExtId: 'C-1', firstName: 'Anna', nationalCode: '80022912345' };
+    const anna = await cipher.encryptFields('BU1:C-1', record, CustomerPersonalFields);
+    const bob = await cipher.encryptFields('BU1:C-2', { firstName: 'Bob' }, CustomerPersonalFields);
+
+    expect(await store.erase('BU1:C-1')).toEqual({ erased: true, keyId: expect.any(String) });
+    expect(await store.erase('BU1:C-1')).toEqual({ erased: false });
+    expect(await db.collection('data_keys').findOne({ _id: 'BU1:C-1' as never })).toBeNull();
+
+    const after = await cipher.decryptFields('BU1:C-1', anna);
+    expect(after).toEqual({
+      record: { customerExtId: 'C-1', firstName: null, nationalCode: null },
+      erased: true,
+      erasedPaths: ['firstName', 'nationalCode'],
+      invalidPaths: [],
+    });
+    expect((await cipher.decryptFields('BU1:C-2', bob)).record).toEqual({ firstName: 'Bob' });
+
+    // A customer imported again after the erasure gets a new key; the erased values stay erased.
+    const again = await cipher.encryptFields('BU1:C-1', { firstName: 'Anna' }, ['firstName']);
+    expect((await cipher.decryptFields('BU1:C-1', again)).record).toEqual({ firstName: 'Anna' });
+    expect((await cipher.decryptFields('BU1:C-1', anna)).record.firstName).toBeNull();
+  });
+
+  it("another process's cached key outlives an erasure only until its TTL ends", async () => {
+    let now = 0;
+    const other = new DataKeyStore({ db, keks, cache: { ttlMs: 60_000, now: () => now } });
+    const cipher = new PersonalDataCipher(other);
+    const anna = await cipher.encryptFields('BU1:C-1', { firstName: 'Anna' }, ['firstName']);
+
+    await new DataKeyStore({ db, keks }).erase('BU1:C-1');
+    now = 59_999;
+    expect((await cipher.decryptFields('BU1:C-1', anna)).record.firstName).toBe('Anna');
+    now = 60_000;
+    expect((await cipher.decryptFields('BU1:C-1', anna)).record.firstName).toBeNull();
+  });
+
+  it('rotates the KEK: resumable bounded runs rewrap every key, with progress; values stay readable', async () => {
+    const before = new DataKeyStore({ db, keks });
+    const cipher = new PersonalDataCipher(before);
+    const customers = Array.from({ length: 7 }, (_, i) => `BU1:C-${i}`);
+    const records = await Promise.all(
+      customers.map((id) => cipher.encryptFields(id, { firstName: `Name ${id}` }, ['firstName'])),
+    );
+
+    const second = KeyEncryptionKeys.generateDocument('kek-2', first);
+    const during = new DataKeyStore({ db, keks: KeyEncryptionKeys.fromDocument(second) });
+    const progress: RotationReport[] = [];
+    const partial = await during.rotate({ batchSize: 2, maxKeys: 3, onProgress: (p) => progress.push(p) });
+    expect(partial).toMatchObject({ kek: 'kek-2', done: false, scanned: 3, rewrapped: 3 });
+    expect(progress.map((p) => p.scanned)).toEqual([2, 3]);
+
+    // A new key made meanwhile is wrapped with the new active KEK already.
+    await during.keyFor('BU1:C-new');
+    const rest = await during.rotate({ batchSize: 2, onProgress: (p) => progress.push(p) });
+    expect(rest).toMatchObject({ done: true, scanned: 8, rewrapped: 7, alreadyCurrent: 1, vanished: 0 });
+    const keksInUse = (await db.collection('data_keys').find({}).toArray()).map((d) => d.kek as string);
+    expect(new Set(keksInUse)).toEqual(new Set(['kek-2']));
+
+    // The next pass starts afresh and finds nothing left to rewrap: kek-1 may leave the key set.
+    expect(await during.rotate()).toMatchObject({ done: true, rewrapped: 0, alreadyCurrent: 8 });
+    const after = new DataKeyStore({
+      db,
+      keks: KeyEncryptionKeys.fromDocument({
+        active: 'kek-2',
+        keys: second.keys.filter((k) => k.id === 'kek-2'),
+      }),
+    });
+    const readAfter = new PersonalDataCipher(after);
+    for (const [i, id] of customers.entries()) {
+      expect((await readAfter.decryptFields(id, records[i]!)).record).toEqual({ firstName: `Name ${id}` });
+    }
+  });
+
+  it('fails loudly, not as an erasure, when a key needs a KEK the process does not have', async () => {
+    await new DataKeyStore({ db, keks }).keyFor('BU1:C-1');
+    const other = new DataKeyStore({
+      db,
+      keks: KeyEncryptionKeys.fromDocument(KeyEncryptionKeys.generateDocument('kek-9')),
+    });
+    await expect(other.currentKey('BU1:C-1')).rejects.toBeInstanceOf(DataKeyUnwrapError);
+  });
+});

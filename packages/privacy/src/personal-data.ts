@@ -1,0 +1,141 @@
+import { looksEncrypted } from './encrypted-value';
+import { FieldPathInvalidError } from './errors';
+import { decryptValue, encryptValue, type DataKey } from './field-cipher';
+import type { DataKeySource } from './data-key-store';
+
+/**
+ * A record after decryption. Erased and invalid values are replaced by `null` (the documented marker,
+ * docs/privacy.md): a reader never gets ciphertext, garbage or an exception for them, and `null` cannot
+ * be mistaken for a real name or date by a downstream system. The paths say which fields they were.
+ */
+export interface DecryptedRecord<T> {
+  /** The record with every encrypted value replaced by its plaintext, or by null (erased/invalid). */
+  record: T;
+  /** True when at least one value was erased: show the customer's personal data as erased. */
+  erased: boolean;
+  /** Generalized paths (`listAddress[].city`) of the erased values. */
+  erasedPaths: string[];
+  /** Paths of values that are malformed or do not authenticate (tampered or moved): alert on these. */
+  invalidPaths: string[];
+}
+
+type Segment = { key: string; each: boolean };
+
+const PATH = /^[A-Za-z0-9_$-]+(\[\])?(\.[A-Za-z0-9_$-]+(\[\])?)*$/;
+const parsedPaths = new Map<string, Segment[]>();
+
+/**
+ * A field path pattern relative to the record root: dot-separated keys, `[]` after a key for every
+ * element of that array (`listRelatedEntity[].listAddress[].city`). The pattern, not the concrete index,
+ * is bound into the ciphertext, so arrays may be copied or re-indexed by projections.
+ */
+function parsePath(path: string): Segment[] {
+  let segments = parsedPaths.get(path);
+  if (segments) return segments;
+  if (!PATH.test(path)) throw new FieldPathInvalidError(path);
+  segments = path
+    .split('.')
+    .map((part) =>
+      part.endsWith('[]') ? { key: part.slice(0, -2), each: true } : { key: part, each: false },
+    );
+  parsedPaths.set(path, segments);
+  return segments;
+}
+
+/**
+ * Encrypts the values at `paths` of a JSON record with one customer's key (a copy; the input is not
+ * changed). Absent and null values stay as they are; values that are already encrypted are left alone,
+ * so encrypting twice (a reactor copying an encrypted record) changes nothing. A value may be any JSON
+ * value: an object or array at a path is encrypted whole.
+ */
+export function encryptFieldsWith<T>(key: DataKey, streamId: string, record: T, paths: readonly string[]): T {
+  const copy = structuredClone(record);
+  for (const path of paths) {
+    const segments = parsePath(path);
+    visit(copy, segments, (value) =>
+      value === undefined || value === null || looksEncrypted(value)
+        ? value
+        : encryptValue(key, streamId, path, value),
+    );
+  }
+  return copy;
+}
+
+/**
+ * Decrypts every encrypted value found anywhere in a record (a copy), binding each to the generalized
+ * path where it is found. `key` is the customer's current key, undefined when it has none (erased).
+ * Values that are not encrypted (records written before encryption was wired in) pass unchanged.
+ */
+export function decryptFieldsWith<T>(
+  key: DataKey | undefined,
+  streamId: string,
+  record: T,
+): DecryptedRecord<T> {
+  const erasedPaths: string[] = [];
+  const invalidPaths: string[] = [];
+  const walk = (node: unknown, path: string): unknown => {
+    if (looksEncrypted(node)) {
+      const result = decryptValue(key, streamId, path, node);
+      if (result.status === 'ok') return result.value;
+      (result.status === 'erased' ? erasedPaths : invalidPaths).push(path);
+      return null;
+    }
+    if (Array.isArray(node)) return node.map((item) => walk(item, `${path}[]`));
+    if (node !== null && typeof node === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(node)) out[k] = walk(v, path === '' ? k : `${path}.${k}`);
+      return out;
+    }
+    return node;
+  };
+  return {
+    record: walk(record, '') as T,
+    erased: erasedPaths.length > 0,
+    erasedPaths: [...new Set(erasedPaths)],
+    invalidPaths: [...new Set(invalidPaths)],
+  };
+}
+
+/** Field encryption with keys from a key store: the API the services use. */
+export class PersonalDataCipher {
+  constructor(private readonly keys: DataKeySource) {}
+
+  /** Encrypts the personal fields of one customer's record, creating the customer's key if needed. */
+  async encryptFields<T>(streamId: string, record: T, paths: readonly string[]): Promise<T> {
+    return encryptFieldsWith(await this.keys.keyFor(streamId), streamId, record, paths);
+  }
+
+  /** Decrypts one customer's record; erased values come back as null (DecryptedRecord). */
+  async decryptFields<T>(streamId: string, record: T): Promise<DecryptedRecord<T>> {
+    if (!containsEncrypted(record)) {
+      return { record, erased: false, erasedPaths: [], invalidPaths: [] };
+    }
+    return decryptFieldsWith(await this.keys.currentKey(streamId), streamId, record);
+  }
+}
+
+/** Whether a record holds any encrypted value (no key look-up is needed otherwise). */
+export function containsEncrypted(node: unknown): boolean {
+  if (looksEncrypted(node)) return true;
+  if (Array.isArray(node)) return node.some(containsEncrypted);
+  if (node !== null && typeof node === 'object') return Object.values(node).some(containsEncrypted);
+  return false;
+}
+
+function visit(node: unknown, segments: Segment[], transform: (value: unknown) => unknown): void {
+  if (node === null || typeof node !== 'object' || Array.isArray(node)) return;
+  const [head, ...rest] = segments as [Segment, ...Segment[]];
+  const holder = node as Record<string, unknown>;
+  if (!(head.key in holder)) return;
+  const value = holder[head.key];
+  if (head.each) {
+    if (!Array.isArray(value)) return;
+    for (let i = 0; i < value.length; i += 1) {
+      if (rest.length === 0) value[i] = transform(value[i]);
+      else visit(value[i], rest, transform);
+    }
+    return;
+  }
+  if (rest.length === 0) holder[head.key] = transform(value);
+  else visit(value, rest, transform);
+}

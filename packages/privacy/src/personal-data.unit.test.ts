@@ -1,0 +1,171 @@
+import { FieldPathInvalidError } from './errors';
+import { MemoryDataKeySource } from './memory-data-key-source';
+import { PersonalDataCipher, containsEncrypted, encryptFieldsWith } from './personal-data';
+import { CustomerPersonalFields, ScreeningHitPersonalFields, customerStreamId } from './personal-fields';
+
+const STREAM = customerStreamId('BU1', 'C-1');
+
+function customer() {
+  return {
+    businessUnit: 'BU1',
+    customerExtId: 'C-1',
+    entityType: 'INDIVIDUAL',
+    firstName: 'Anna',
+    lastName: 'Kowalczyk',
+    birthDate: '1980-02-29',
+    placeOfBirth: 'Gdańsk',
+    nationalCode: '80022912345',
+    citizenshipCountry: 'PL',
+    isPEP: false,
+    listContact: [{ contactType: 'EMAIL', contactDetails: 'anna@example.org', useForCommunication: true }],
+    listAddress: [
+      { addressType: 'ACTUAL', country: 'PL', city: 'Gdańsk', streetAddress: 'Długa 1', zipCode: '80-001' },
+    ],
+    listRelatedEntity: [
+      {
+        entityType: 'INDIVIDUAL',
+        relationType: 'DIRECTOR',
+        extId: 'R-1',
+        firstName: 'Jan',
+        lastName: 'Nowak',
+        birthDate: '1975-05-05',
+        nationalCode: '75050554321',
+        country: 'PL',
+      },
+      { entityType: 'ORGANIZATION', relationType: 'HOST', extId: 'R-2', title: 'Holding SA' },
+    ],
+  };
+}
+
+describe('encryptFields / decryptFields', () => {
+  it('encrypts every personal field and nothing else, and decrypts back to the same record', async () => {
+    const cipher = new PersonalDataCipher(new MemoryDataKeySource());
+    const plain = customer();
+    const encrypted = await cipher.encryptFields(STREAM, plain, CustomerPersonalFields);
+    // Quoted: a whole JSON string value cannot occur inside a base64url ciphertext by chance.
+    const text = JSON.stringify(encrypted);
+    for (const secret of ['Anna', 'Kowalczyk', '1980-02-29', '80022912345', 'anna@example.org', 'Długa 1']) {
+      expect(text).not.toContain(JSON.stringify(secret));
+    }
+    for (const secret of ['Jan', 'Nowak', '1975-05-05', '75050554321']) {
+      expect(text).not.toContain(JSON.stringify(secret));
+    }
+    // Routing keys, country codes, flags and organisations stay readable.
+    expect(encrypted).toMatchObject({
+      customerExtId: 'C-1',
+      citizenshipCountry: 'PL',
+      isPEP: false,
+      listRelatedEntity: [
+        { extId: 'R-1', country: 'PL' },
+        { extId: 'R-2', title: 'Holding SA' },
+      ],
+    });
+    expect(plain).toEqual(customer());
+
+    const decrypted = await cipher.decryptFields(STREAM, encrypted);
+    expect(decrypted).toEqual({ record: plain, erased: false, erasedPaths: [], invalidPaths: [] });
+  });
+
+  it('leaves values that are already encrypted alone, so encrypting twice changes nothing', async () => {
+    const cipher = new PersonalDataCipher(new MemoryDataKeySource());
+    const once = await cipher.encryptFields(STREAM, customer(), CustomerPersonalFields);
+    const twice = await cipher.encryptFields(STREAM, once, CustomerPersonalFields);
+    expect(twice).toEqual(once);
+    expect((await cipher.decryptFields(STREAM, twice)).record).toEqual(customer());
+  });
+
+  it('shows erased fields as null with erased: true once the key is erased, never garbage or an exception', async () => {
+    const keys = new MemoryDataKeySource();
+    const cipher = new PersonalDataCipher(keys);
+    const encrypted = await cipher.encryptFields(STREAM, customer(), CustomerPersonalFields);
+    await keys.erase(STREAM);
+
+    const result = await cipher.decryptFields(STREAM, encrypted);
+    expect(result.erased).toBe(true);
+    expect(result.invalidPaths).toEqual([]);
+    expect(result.record).toMatchObject({
+      customerExtId: 'C-1',
+      firstName: null,
+      lastName: null,
+      birthDate: null,
+      nationalCode: null,
+      citizenshipCountry: 'PL',
+      listContact: [{ contactType: 'EMAIL', contactDetails: null }],
+      listRelatedEntity: [{ extId: 'R-1', firstName: null, nationalCode: null }, { title: 'Holding SA' }],
+    });
+    expect(result.erasedPaths).toEqual(
+      expect.arrayContaining(['firstName', 'listAddress[].city', 'listRelatedEntity[].nationalCode']),
+    );
+
+    // A new relationship after the erasure gets a new key; the old values stay erased.
+    const again = await cipher.encryptFields(STREAM, { firstName: 'Anna' }, ['firstName']);
+    expect((await cipher.decryptFields(STREAM, again)).record).toEqual({ firstName: 'Anna' });
+    expect((await cipher.decryptFields(STREAM, encrypted)).record.firstName).toBeNull();
+  });
+
+  it('refuses a value moved to another field or another customer: null, reported, no plaintext', async () => {
+    const cipher = new PersonalDataCipher(new MemoryDataKeySource());
+    const encrypted = await cipher.encryptFields(STREAM, customer(), CustomerPersonalFields);
+    const swapped = { ...encrypted, lastName: encrypted.nationalCode };
+    const result = await cipher.decryptFields(STREAM, swapped);
+    expect(result.record.lastName).toBeNull();
+    expect(result.invalidPaths).toEqual(['lastName']);
+
+    const other = customerStreamId('BU1', 'C-2');
+    await cipher.encryptFields(other, { firstName: 'Eve' }, ['firstName']);
+    const stolen = await cipher.decryptFields(other, { firstName: encrypted.firstName });
+    expect(stolen.record.firstName).toBeNull();
+    expect(JSON.stringify(stolen)).not.toContain('Anna');
+  });
+
+  it('encrypts whole values at a path (arrays, objects) and each element with []', async () => {
+    const cipher = new PersonalDataCipher(new MemoryDataKeySource());
+    const hit = {
+      list: 'SANCTIONS',
+      entryId: 'E-1',
+      matchedName: 'Anna Kowalczyk',
+      names: ['Anna Kowalczyk', 'Anna Kovalchuk'],
+      explanation: { query: 'anna kowalczyk' },
+      score: 0.97,
+    };
+    const encrypted = await cipher.encryptFields(
+      STREAM,
+      { hits: [hit] },
+      ScreeningHitPersonalFields.map((f) => `hits[].${f}`),
+    );
+    expect(JSON.stringify(encrypted)).not.toMatch(/anna kowalczyk|Anna Kov/i);
+    expect(encrypted.hits[0]).toMatchObject({ list: 'SANCTIONS', entryId: 'E-1', score: 0.97 });
+    expect((await cipher.decryptFields(STREAM, encrypted)).record).toEqual({ hits: [hit] });
+
+    const each = await cipher.encryptFields(STREAM, { names: ['a', 'b'] }, ['names[]']);
+    expect(each.names).toHaveLength(2);
+    expect(containsEncrypted(each.names[0])).toBe(true);
+    expect((await cipher.decryptFields(STREAM, each)).record).toEqual({ names: ['a', 'b'] });
+  });
+
+  it('passes records without encrypted values (written before encryption) through without a key look-up', async () => {
+    const keys = new MemoryDataKeySource();
+    const lookups = jest.spyOn(keys, 'currentKey');
+    const cipher = new PersonalDataCipher(keys);
+    const plain = customer();
+    expect(await cipher.decryptFields(STREAM, plain)).toEqual({
+      record: plain,
+      erased: false,
+      erasedPaths: [],
+      invalidPaths: [],
+    });
+    expect(lookups).not.toHaveBeenCalled();
+  });
+
+  it('skips absent and null values and refuses malformed path patterns', async () => {
+    const cipher = new PersonalDataCipher(new MemoryDataKeySource());
+    expect(await cipher.encryptFields(STREAM, { a: null, list: [] }, ['a', 'b', 'list[].x', 'c.d'])).toEqual({
+      a: null,
+      list: [],
+    });
+    const key = await new MemoryDataKeySource().keyFor(STREAM);
+    for (const bad of ['', 'a..b', 'a[0].b', '.a', 'a[]]']) {
+      expect(() => encryptFieldsWith(key, STREAM, {}, [bad])).toThrow(FieldPathInvalidError);
+    }
+  });
+});

@@ -1,0 +1,36 @@
+/**
+ * Which fields are personal data, as path patterns for encryptFields (docs/privacy.md, "What is
+ * personal"). Relative to the customer record: `data.customer` of ImportCustomer, CustomerCreated,
+ * CustomerUpdated, ScreeningRequested and RiskEvaluationRequested, and the customer view of the
+ * projections. Kept in plain: identifiers the system routes by (businessUnit, customerExtId, extIds of
+ * related entities), country codes and flags the risk matrix reads, and codes from classifiers.
+ */
+const PERSON = ['firstName', 'lastName', 'birthDate', 'nationalCode'] as const;
+const ADDRESS = ['addressDetails', 'streetAddress', 'zipCode', 'city', 'region'] as const;
+
+export const CustomerPersonalFields: readonly string[] = [
+  ...PERSON,
+  'placeOfBirth',
+  'initialDepositAccount',
+  'fieldOfActivity.employment.employerTitle',
+  'listContact[].contactDetails',
+  ...ADDRESS.map((f) => `listAddress[].${f}`),
+  'listBusinessEntityDocument[].documentNumber',
+  'listCountryOfTaxPayment[].taxpayerNumber',
+  ...PERSON.map((f) => `listRelatedEntity[].${f}`),
+  'listRelatedEntity[].listContact[].contactDetails',
+  ...ADDRESS.map((f) => `listRelatedEntity[].listAddress[].${f}`),
+  'listRelatedEntity[].listBusinessEntityDocument[].documentNumber',
+];
+
+/**
+ * Relative to one screening hit (`data.hits[]` of ScreeningCompleted, RecordScreeningResult and
+ * RecordRescreeningResult): the list entry's names next to the customer's id reveal the customer's name,
+ * and the explanation holds the customer's normalised name.
+ */
+export const ScreeningHitPersonalFields: readonly string[] = ['matchedName', 'names', 'explanation'];
+
+/** The stream id of a customer, the unit of keys and erasure: `<businessUnit>:<customerExtId>`. */
+export function customerStreamId(businessUnit: string, customerExtId: string): string {
+  return `${businessUnit}:${customerExtId}`;
+}
