@@ -109,6 +109,10 @@ expect_refusal "an unknown SASL mechanism (schema)" 'kafka: {sasl: {mechanism: g
 expect_refusal "an ingress without token keys" 'auth: {jwks: {url: ""}}' "auth.jwks"
 expect_refusal "a grace period shorter than the shutdown timeout" \
   'services: {customer: {terminationGracePeriodSeconds: 10}}' "terminationGracePeriodSeconds"
+expect_refusal "per-service Kafka principals without a SCRAM mechanism" \
+  'kafka: {principals: {enabled: true, existingSecret: crs-kafka-principals}}' "kafka.principals: per-service"
+expect_refusal "per-service Kafka principals without a password source" \
+  'kafka: {sasl: {mechanism: scram-sha-512}, principals: {enabled: true}}' "kafka.principals.existingSecret"
 
 step "monitoring: PrometheusRule and Grafana dashboard"
 "$PY" deploy/tools/deploy_checks.py rules "$WORK/full-values.yaml" docs/operations.md

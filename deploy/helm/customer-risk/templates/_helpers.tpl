@@ -75,7 +75,7 @@ app.kubernetes.io/component: {{ .name }}
 {{- end -}}
 
 {{- define "crs.needsSecret" -}}
-{{- $k := and .Values.kafka.sasl.mechanism (not .Values.kafka.sasl.existingSecret) -}}
+{{- $k := and .Values.kafka.sasl.mechanism (not .Values.kafka.sasl.existingSecret) (not .Values.kafka.principals.enabled) -}}
 {{- $r := and (or .Values.schemaRegistry.username .Values.schemaRegistry.password) (not .Values.schemaRegistry.existingSecret) -}}
 {{- $m := not .Values.mongodb.existingSecret -}}
 {{- if or $k $r $m }}true{{ end -}}
@@ -83,7 +83,7 @@ app.kubernetes.io/component: {{ .name }}
 
 {{/* The data of the chart Secret, shared with the hook copy the init job reads. */}}
 {{- define "crs.secretData" -}}
-{{- if and .Values.kafka.sasl.mechanism (not .Values.kafka.sasl.existingSecret) }}
+{{- if and .Values.kafka.sasl.mechanism (not .Values.kafka.sasl.existingSecret) (not .Values.kafka.principals.enabled) }}
 kafka-sasl-username: {{ .Values.kafka.sasl.username | b64enc | quote }}
 kafka-sasl-password: {{ .Values.kafka.sasl.password | b64enc | quote }}
 {{- end }}
@@ -112,7 +112,25 @@ secretName lets the init job read the hook copy of the chart Secret.
   value: {{ $v.kafka.brokers | quote }}
 - name: KAFKA_SSL
   value: {{ $v.kafka.ssl | quote }}
-{{- if $v.kafka.sasl.mechanism }}
+{{- if and $v.kafka.sasl.mechanism $v.kafka.principals.enabled }}
+{{- /* Its own principal per service (docs/kafka-acls.md); the init job is the admin principal. */}}
+{{- $principal := ternary "admin" .name (eq .name "admin-init") }}
+{{- $user := include "crs.kafkaUsername" (dict "root" $root "name" $principal) }}
+- name: KAFKA_SASL_MECHANISM
+  value: {{ $v.kafka.sasl.mechanism | quote }}
+- name: KAFKA_SASL_USERNAME
+  value: {{ $user | quote }}
+- name: KAFKA_SASL_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      {{- if $v.kafka.principals.strimzi.enabled }}
+      name: {{ $user }}
+      key: password
+      {{- else }}
+      name: {{ $v.kafka.principals.existingSecret }}
+      key: {{ printf "%s-password" $principal }}
+      {{- end }}
+{{- else if $v.kafka.sasl.mechanism }}
 - name: KAFKA_SASL_MECHANISM
   value: {{ $v.kafka.sasl.mechanism | quote }}
 - name: KAFKA_SASL_USERNAME
@@ -217,7 +235,41 @@ screening HTTP API behind it. A file source is mounted at /etc/crs/auth (volume 
 {{- if and .Values.services.callback.enabled (not (or .Values.callback.signingKey.existingSecret .Values.callback.signingKey.value)) -}}
 {{- fail "callback.signingKey: set existingSecret (recommended) or value so callbacks can be signed" -}}
 {{- end -}}
-{{- if and .Values.kafka.sasl.mechanism (not .Values.kafka.sasl.existingSecret) (not .Values.kafka.sasl.username) -}}
+{{- if and .Values.kafka.sasl.mechanism (not .Values.kafka.sasl.existingSecret) (not .Values.kafka.sasl.username) (not .Values.kafka.principals.enabled) -}}
 {{- fail "kafka.sasl: a mechanism is set but neither existingSecret nor username is" -}}
+{{- end -}}
+{{- $principals := .Values.kafka.principals -}}
+{{- if $principals.enabled -}}
+{{- if not (has .Values.kafka.sasl.mechanism (list "scram-sha-512" "scram-sha-256")) -}}
+{{- fail "kafka.principals: per-service principals need kafka.sasl.mechanism scram-sha-512 (or scram-sha-256)" -}}
+{{- end -}}
+{{- if and $principals.strimzi.enabled (not $principals.strimzi.cluster) -}}
+{{- fail "kafka.principals.strimzi.cluster: name the Strimzi Kafka cluster the users belong to" -}}
+{{- end -}}
+{{- if and (not $principals.strimzi.enabled) (not $principals.existingSecret) -}}
+{{- fail "kafka.principals.existingSecret: name the Secret with <service>-password keys (or enable strimzi)" -}}
+{{- end -}}
+{{- if and $principals.strimzi.enabled (ne .Values.kafka.sasl.mechanism "scram-sha-512") -}}
+{{- fail "kafka.principals.strimzi: Strimzi users are SCRAM-SHA-512; set kafka.sasl.mechanism scram-sha-512" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* files/kafka-acls.json: the ACLs of every service principal (docs/kafka-acls.md). */}}
+{{- define "crs.kafkaAcls" -}}
+{{- .Files.Get "files/kafka-acls.json" -}}
+{{- end -}}
+
+{{/* SASL username of a principal: crs.kafkaUsername (dict "root" $ "name" "ingress") */}}
+{{- define "crs.kafkaUsername" -}}
+{{- printf "%s%s" .root.Values.kafka.principals.usernamePrefix .name -}}
+{{- end -}}
+
+{{/* A principal is rendered when its service is deployed; admin always (init job, operator CLIs). */}}
+{{- define "crs.principalDeployed" -}}
+{{- $services := .root.Values.services -}}
+{{- if eq .principal "admin" -}}true
+{{- else if hasKey $services .principal -}}
+{{- if (index $services .principal).enabled -}}true{{- end -}}
 {{- end -}}
 {{- end -}}
