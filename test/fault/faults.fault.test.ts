@@ -32,8 +32,10 @@ const P =
   MODE === 'long'
     ? {
         requests: 2000,
-        rate: 25,
-        concurrency: 8,
+        // Requests per second; the long run's default is half the end-to-end rate the pipeline sustains on
+        // 2 cores (docs/performance.md), like the bench's offered load.
+        rate: Number(process.env.FAULT_RATE ?? 50),
+        concurrency: 16,
         killRounds: 3,
         outages: 3,
         outageMs: 10000,
