@@ -43,8 +43,8 @@ function parsePath(path: string): Segment[] {
 }
 
 /**
- * Encrypts the values at `paths` of a JSON record with one customer's key (a copy; the input is not
- * changed). Absent and null values stay as they are; values that are already encrypted are left alone,
+ * Encrypts the values at `paths` of a JSON record (as received or about to be published: no Dates or
+ * driver types) with one customer's key (a copy; the input is not changed). Absent and null values stay as they are; values that are already encrypted are left alone,
  * so encrypting twice (a reactor copying an encrypted record) changes nothing. A value may be any JSON
  * value: an object or array at a path is encrypted whole.
  */
@@ -81,7 +81,7 @@ export function decryptFieldsWith<T>(
       return null;
     }
     if (Array.isArray(node)) return node.map((item) => walk(item, `${path}[]`));
-    if (node !== null && typeof node === 'object') {
+    if (isPlainObject(node)) {
       const out: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(node)) out[k] = walk(v, path === '' ? k : `${path}.${k}`);
       return out;
@@ -118,8 +118,19 @@ export class PersonalDataCipher {
 export function containsEncrypted(node: unknown): boolean {
   if (looksEncrypted(node)) return true;
   if (Array.isArray(node)) return node.some(containsEncrypted);
-  if (node !== null && typeof node === 'object') return Object.values(node).some(containsEncrypted);
+  if (isPlainObject(node)) return Object.values(node).some(containsEncrypted);
   return false;
+}
+
+/**
+ * Only plain objects are walked: a document read from MongoDB also holds Dates, ObjectIds and binary
+ * values, which pass through as they are.
+ */
+function isPlainObject(node: unknown): node is Record<string, unknown> {
+  if (node === null || typeof node !== 'object') return false;
+  // Any realm's Object.prototype (structuredClone and jest's VM differ) has no prototype itself.
+  const proto = Object.getPrototypeOf(node) as object | null;
+  return proto === null || Object.getPrototypeOf(proto) === null;
 }
 
 function visit(node: unknown, segments: Segment[], transform: (value: unknown) => unknown): void {

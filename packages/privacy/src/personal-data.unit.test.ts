@@ -157,6 +157,26 @@ describe('encryptFields / decryptFields', () => {
     expect(lookups).not.toHaveBeenCalled();
   });
 
+  it('keeps Dates, ids and binary values of a stored document as they are', async () => {
+    const cipher = new PersonalDataCipher(new MemoryDataKeySource());
+    class ObjectIdLike {
+      constructor(readonly id: string) {}
+    }
+    // Paths are relative to the record root, so the value is encrypted where the document holds it.
+    const encrypted = await cipher.encryptFields(STREAM, { data: { firstName: 'Anna' } }, ['data.firstName']);
+    const stored = {
+      _id: new ObjectIdLike('65f0'),
+      updatedAt: new Date('2026-11-25T00:00:00Z'),
+      blob: Buffer.from('x'),
+      data: encrypted.data,
+    };
+    const { record } = await cipher.decryptFields(STREAM, stored);
+    expect(record._id).toBe(stored._id);
+    expect(record.updatedAt).toBe(stored.updatedAt);
+    expect(record.blob).toBe(stored.blob);
+    expect(record.data).toEqual({ firstName: 'Anna' });
+  });
+
   it('skips absent and null values and refuses malformed path patterns', async () => {
     const cipher = new PersonalDataCipher(new MemoryDataKeySource());
     expect(await cipher.encryptFields(STREAM, { a: null, list: [] }, ['a', 'b', 'list[].x', 'c.d'])).toEqual({
