@@ -19,7 +19,7 @@ import {
   type NameSide,
   type TokenPair,
 } from './matching/name-score';
-import { nameKind, nameTokens, type NameKind } from './matching/normalize';
+import { nameKind, nameTokens, parseName, type NameKind } from './matching/normalize';
 import { MAX_QUALIFIER_RAISE, qualify, type QualifierResult } from './matching/qualifiers';
 import { KOREAN_READER, type NameReader, type NameReading } from './matching/readings';
 import {
@@ -125,6 +125,8 @@ export interface ScreeningIndex {
   readonly nameLength: Int32Array;
   readonly nameKind: Uint8Array;
   readonly nameKinds: ReadonlyArray<Pick<ListEntry, 'list' | 'entityType'>>;
+  /** Per name: the words its parse removed ({@link NameSide.dropped}), undefined for most names. */
+  readonly nameDropped: ReadonlyArray<readonly string[] | undefined>;
   /** Bounded caches of query words and query compounds. */
   readonly tokenCache: TokenCache;
   readonly compoundCache: TokenCache;
@@ -142,14 +144,33 @@ function round(n: number): number {
 }
 
 function prepareName(raw: string, kind: NameKind, cache: TokenCache): Token[] {
+  return prepareParsed(raw, kind, cache).tokens;
+}
+
+/**
+ * A name's distinct words as tokens, and the words its parse removed or found twice (undefined when
+ * none): a query word within one typo of one of those costs less when unmatched (DROPPED_WORD_PENALTY).
+ */
+function prepareParsed(
+  raw: string,
+  kind: NameKind,
+  cache: TokenCache,
+): { tokens: Token[]; dropped: readonly string[] | undefined } {
+  const parsed = parseName(raw, kind);
   const seen = new Set<string>();
   const out: Token[] = [];
-  for (const t of nameTokens(raw, kind)) {
-    if (seen.has(t)) continue;
+  const dropped = parsed.dropped;
+  for (const t of parsed.tokens) {
+    if (seen.has(t)) {
+      // A repeated word ("VALLE VALLE", "AUNG, Thet Thet") is compared once; a query that repeats it
+      // with a typo ("VALLLE VALLE") has the repetition the list name has.
+      if (t.length >= 3 && !dropped.includes(t)) dropped.push(t);
+      continue;
+    }
     seen.add(t);
     out.push(cache.get(t));
   }
-  return out;
+  return { tokens: out, dropped: dropped.length > 0 ? dropped : undefined };
 }
 
 /** A query's words with their compounds, analysed through the index's query caches. */
@@ -262,7 +283,8 @@ export function buildIndex(snapshots: readonly ListSnapshot[], options: IndexOpt
       const entryIdx = entries.push(entry) - 1;
       const kind = nameKind(entry.entityType);
       for (const raw of entry.names) {
-        const side = withCompounds(prepareName(raw, kind, tokenCache), (text) => compoundCache.get(text));
+        const parsed = prepareParsed(raw, kind, tokenCache);
+        const side = withCompounds(parsed.tokens, (text) => compoundCache.get(text));
         if (side.tokens.length === 0) continue;
         const nameIdx = names.length;
         nameOffset.push(nameTokenIds.length);
@@ -286,7 +308,13 @@ export function buildIndex(snapshots: readonly ListSnapshot[], options: IndexOpt
           // Listed once per name, even if two splits of the same letters give it twice ("ab c a bc").
           if (postings[postings.length - 1] !== nameIdx) postings.push(nameIdx);
         }
-        names.push({ entry: entryIdx, raw, tokens: side.tokens, compounds: side.compounds });
+        names.push({
+          entry: entryIdx,
+          raw,
+          tokens: side.tokens,
+          compounds: side.compounds,
+          dropped: parsed.dropped,
+        });
         nameWords.push(Math.min(words, 255));
         nameKindCodes.push(kindOf(entry));
       }
@@ -316,6 +344,7 @@ export function buildIndex(snapshots: readonly ListSnapshot[], options: IndexOpt
     nameLength: Int32Array.from(names, (n) => n.tokens.length),
     nameKind: Uint8Array.from(nameKindCodes),
     nameKinds,
+    nameDropped: names.map((n) => n.dropped),
     tokenCache: queryCache,
     compoundCache: queryCompoundCache,
     reader: options.reader ?? KOREAN_READER,
@@ -473,7 +502,7 @@ export const SHORT_WORD_PENALTY = 0.08;
  * initial meets a word at 0.75 by design), and for a reading at most one inexact word pair
  * ({@link READING_PENALTY}). The penalty, or undefined when the name cannot match through a reading.
  */
-function nameRules(pairs: readonly TokenPair[], reading: boolean): number | undefined {
+function nameRules(pairs: readonly TokenPair[], reading: boolean, queryShort: number): number | undefined {
   let inexact = 0;
   let different = 0;
   for (const p of pairs) {
@@ -482,7 +511,21 @@ function nameRules(pairs: readonly TokenPair[], reading: boolean): number | unde
     if (p.query.length <= SHORT_WORD_LETTERS && p.candidate.length <= SHORT_WORD_LETTERS) different += 1;
   }
   if (reading && inexact > 1) return undefined;
-  return different >= 2 ? SHORT_WORD_PENALTY : 0;
+  return different >= 2 && queryShort >= 2 ? SHORT_WORD_PENALTY : 0;
+}
+
+/**
+ * A query with a word this long is not a name of syllables: no Chinese or Korean syllable has more than
+ * six letters (zhuang, hyeong), and the short-word penalty is for those. Without the exemption, a long
+ * Latin name with typos or another transliteration in two of its short words lost 0.08 too
+ * (`KATRANJI, Amri Hahem`, Russian `ехиа`/`хадж` for Yehia/Haj beside `мохамад`).
+ */
+export const LONG_WORD_LETTERS = 7;
+
+/** {@link shortWords} of a query, 0 when it has a word of {@link LONG_WORD_LETTERS} or more. */
+function syllableWords(tokens: readonly Token[]): number {
+  for (const t of tokens) if (t.text.length >= LONG_WORD_LETTERS) return 0;
+  return shortWords(tokens);
 }
 
 /** Words that could make a short-word pair: 2 to SHORT_WORD_LETTERS letters. */
@@ -515,7 +558,7 @@ function offer(
     return;
   }
   const comparison = compare();
-  const penalty = nameRules(comparison.pairs, reading);
+  const penalty = nameRules(comparison.pairs, reading, queryShort);
   if (penalty === undefined || !better(best, entry, score - penalty, floor)) return;
   best.set(entry, { entry, name, score: score - penalty, penalty, explain: () => comparison });
 }
@@ -682,7 +725,7 @@ function scoreName(
         addOption(OPTION_CANDIDATE_COMPOUND, s, i, j, qt[i]!, cc);
     }
   }
-  return chooseOptions(qt, candidate, nc);
+  return chooseOptions(qt, candidate, nc, undefined, index.nameDropped[nameId]);
 }
 
 /**
@@ -796,7 +839,7 @@ function screenName(
   reading = false,
 ): Hit[] {
   const side = prepareQuery(index, query, parse.kind);
-  const queryShort = shortWords(side.tokens);
+  const queryShort = syllableWords(side.tokens);
   const floor = minThreshold(options);
   const scratch = scratchOf(index);
   const queryStamp = scratch.tick(true);
@@ -846,7 +889,7 @@ function screenNameExhaustive(
   reading: boolean,
 ): Hit[] {
   const side = prepareQuery(index, query, parse.kind);
-  const queryShort = shortWords(side.tokens);
+  const queryShort = syllableWords(side.tokens);
   const floor = minThreshold(options);
   const best = new Map<number, Scored>();
   for (const name of index.names) {
@@ -880,13 +923,17 @@ function scoreEntryName(query: ScreeningQuery, entry: ListEntry, parse: Parse, r
     query,
     parse.kind,
   );
-  const queryShort = shortWords(side.tokens);
+  const queryShort = syllableWords(side.tokens);
   const kind = nameKind(entry.entityType);
   const best = new Map<number, Scored>();
   for (const raw of entry.names) {
-    const tokens = prepareName(raw, kind, cache);
+    const { tokens, dropped } = prepareParsed(raw, kind, cache);
     if (tokens.length === 0) continue;
-    const comparison = compareSides(side, withCompounds(tokens, makeCompoundToken), tokenSimilarity);
+    const comparison = compareSides(
+      side,
+      { ...withCompounds(tokens, makeCompoundToken), dropped },
+      tokenSimilarity,
+    );
     offer(best, 0, { raw, tokens }, comparison.score, 0, reading, queryShort, () => comparison);
   }
   return finish({ entries: [entry] }, best, query, side.tokens, { threshold: 0, limit: 1 });

@@ -17,6 +17,7 @@ import {
   loadTransliterators,
   PERTURBATION_KINDS,
   PERTURBATION_SEED,
+  RULE_CHANGED_KINDS,
   type PerturbationCase,
 } from './perturbations';
 
@@ -73,9 +74,22 @@ export interface PerturbationReport {
   /** Own entry found at the threshold, the query with the entry's type and without a type. */
   recallTyped: number;
   recallUntyped: number;
-  byKind: Array<{ kind: string; cases: number; recallTyped: number; recallUntyped: number }>;
+  byKind: KindRecall[];
+  /**
+   * The kinds whose rules changed ({@link RULE_CHANGED_KINDS}) under the suite's first rules (typos in
+   * any word of 3+ letters, both of two in one word; every name for middle names and initials), kept to
+   * compare with (perturbations.ts says why the rules changed).
+   */
+  firstRules?: KindRecall[];
   /** Up to 5 misses per kind (searched without a type), with the best score of the own entry. */
   missExamples: Array<{ kind: string; query: string; original: string; score: number }>;
+}
+
+export interface KindRecall {
+  kind: string;
+  cases: number;
+  recallTyped: number;
+  recallUntyped: number;
 }
 
 /** The generated perturbation suite (eval/perturbations.ts) against every list. */
@@ -270,11 +284,17 @@ export function runEvaluation(
     (n) => pairScore(n, 'Vladimir Vladimirovich Putin') >= threshold,
   ).length;
 
+  const transliterators = loadTransliterators(dataDir);
   const perturbations = evaluatePerturbations(
     all,
-    generatePerturbations(snapshots, loadTransliterators(dataDir)),
+    generatePerturbations(snapshots, transliterators),
     threshold,
   );
+  perturbations.firstRules = evaluatePerturbations(
+    all,
+    generatePerturbations(snapshots, transliterators, { kinds: RULE_CHANGED_KINDS, firstRules: true }),
+    threshold,
+  ).byKind.filter((k) => k.cases > 0);
 
   const unJoined = unTreated.filter((o) => o.joined);
   const pepJoined = pepOut.filter((o) => o.joined);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import cyrillicToTranslit from 'cyrillic-to-translit-js';
 import type { ListEntry, ListSnapshot } from '../model';
+import { foldName, PARTICLES, TITLES } from '../matching/normalize';
 import { readLines } from './datasets';
 
 /**
@@ -68,17 +69,55 @@ function editWord(rnd: Random, name: string, edit: (w: string, i: number) => str
   return ws.join(' ');
 }
 
+/** One typo: a substitution, insertion, deletion or swap of neighbours at letter `i` of `w`. */
+function typoIn(rnd: Random, w: string, i: number): string {
+  const op = Math.floor(rnd() * 4);
+  const letter = pick(rnd, [...LETTERS]);
+  const cased = w === w.toUpperCase() ? letter.toUpperCase() : letter;
+  if (op === 0) return w.slice(0, i) + cased + w.slice(i + 1); // substitution
+  if (op === 1) return w.slice(0, i) + cased + w.slice(i); // insertion
+  if (op === 2 && w.length > 3) return w.slice(0, i) + w.slice(i + 1); // deletion
+  const j = Math.min(i, w.length - 2); // transposition of neighbours
+  return w.slice(0, j) + w[j + 1]! + w[j]! + w.slice(j + 2);
+}
+
+/**
+ * Typos go into words of this many letters or more. One typo in a three-letter word changes a third of
+ * it and usually makes another name (`Ali` -> `Ale`, `Swe` -> `Swte`, `Ron` -> `Rnm` with two); a
+ * screening that matched those would match every name one letter from a short one.
+ */
+export const TYPO_MIN_LETTERS = 4;
+/** A word takes both typos of `two_typos` only if it is this long; otherwise they go into two words. */
+export const TWO_TYPOS_SAME_WORD_MIN_LETTERS = 8;
+
+/**
+ * `n` typos, each in a word of {@link TYPO_MIN_LETTERS}+ letters, a word taking a second one only when
+ * it has {@link TWO_TYPOS_SAME_WORD_MIN_LETTERS}+ letters. "" when the name has no room for them (the
+ * case is drawn again).
+ */
+function typos(rnd: Random, name: string, n: number): string {
+  const ws = words(name);
+  const edited = new Set<number>();
+  for (let k = 0; k < n; k += 1) {
+    const targets = ws
+      .map((_, i) => i)
+      .filter(
+        (i) =>
+          isWord(ws[i]!) &&
+          ws[i]!.length >= TYPO_MIN_LETTERS &&
+          (!edited.has(i) || ws[i]!.length >= TWO_TYPOS_SAME_WORD_MIN_LETTERS),
+      );
+    if (targets.length === 0) return '';
+    const wi = pick(rnd, targets);
+    edited.add(wi);
+    ws[wi] = typoIn(rnd, ws[wi]!, Math.floor(rnd() * ws[wi]!.length));
+  }
+  return ws.join(' ');
+}
+
+/** The suite's first rule (kept to report against): typos in any word of 3+ letters, both may hit one word. */
 function typo(rnd: Random, name: string): string {
-  return editWord(rnd, name, (w, i) => {
-    const op = Math.floor(rnd() * 4);
-    const letter = pick(rnd, [...LETTERS]);
-    const cased = w === w.toUpperCase() ? letter.toUpperCase() : letter;
-    if (op === 0) return w.slice(0, i) + cased + w.slice(i + 1); // substitution
-    if (op === 1) return w.slice(0, i) + cased + w.slice(i); // insertion
-    if (op === 2 && w.length > 3) return w.slice(0, i) + w.slice(i + 1); // deletion
-    const j = Math.min(i, w.length - 2); // transposition of neighbours
-    return w.slice(0, j) + w[j + 1]! + w[j]! + w.slice(j + 2);
-  });
+  return editWord(rnd, name, (w, i) => typoIn(rnd, w, i));
 }
 
 const ACCENTED: Record<string, string[]> = {
@@ -331,23 +370,43 @@ const PERSON_KINDS: ReadonlySet<PerturbationKind> = new Set([
   'arabic_script',
 ]);
 
-function applicable(kind: PerturbationKind, s: Source): boolean {
+/**
+ * Whether a name carries a title or particle word ("AL ATHARI, Khaled", "AASI, Sheikh Yusuf"): dropping
+ * middle names or writing initials around it picks the wrong words (`AL Khaled` keeps a particle and a
+ * given name, no family name; `Sheikh Y. AASI` abbreviates the only given name), so such names are not
+ * used for those two kinds.
+ */
+function hasTitleOrParticle(name: string): boolean {
+  return foldName(name)
+    .split(' ')
+    .some((w) => TITLES.has(w) || PARTICLES.has(w));
+}
+
+function applicable(kind: PerturbationKind, s: Source, firstRules: boolean): boolean {
   const ws = words(s.name.replace(/,/g, ' '));
   const person = s.entry.entityType === 'INDIVIDUAL';
   if (kind === 'legal_form') return s.entry.entityType === 'ORGANIZATION';
   if (PERSON_KINDS.has(kind) && !person) return false;
+  if ((kind === 'middle_names_dropped' || kind === 'initials') && !firstRules && hasTitleOrParticle(s.name))
+    return false;
   if (kind === 'middle_names_dropped') return ws.length >= 3 && ws.every(isWord);
   if (kind === 'initials') return ws.every(isWord) && nameParts(s.name).given.length >= 2;
   if (person && ws.length < 2) return false;
   return ws.some((w) => isWord(w) && w.length >= 3);
 }
 
-function perturb(kind: PerturbationKind, rnd: Random, name: string, t: Transliterators): string {
+function perturb(
+  kind: PerturbationKind,
+  rnd: Random,
+  name: string,
+  t: Transliterators,
+  firstRules: boolean,
+): string {
   switch (kind) {
     case 'one_typo':
-      return typo(rnd, name);
+      return firstRules ? typo(rnd, name) : typos(rnd, name, 1);
     case 'two_typos':
-      return typo(rnd, typo(rnd, name));
+      return firstRules ? typo(rnd, typo(rnd, name)) : typos(rnd, name, 2);
     case 'doubled_letter':
       return editWord(rnd, name, (w, i) => w.slice(0, i + 1) + w[i]! + w.slice(i + 1));
     case 'dropped_letter':
@@ -375,6 +434,14 @@ function perturb(kind: PerturbationKind, rnd: Random, name: string, t: Translite
   }
 }
 
+/** The kinds whose rules changed since the suite's first version (reported under both rules). */
+export const RULE_CHANGED_KINDS: readonly PerturbationKind[] = [
+  'one_typo',
+  'two_typos',
+  'middle_names_dropped',
+  'initials',
+];
+
 /**
  * `perKind` cases of every kind from the names (primary and aliases, Latin script, up to 60 characters)
  * of the sanctions and PEP lists, drawn with `seed`. A case whose alteration changes nothing is drawn
@@ -383,7 +450,21 @@ function perturb(kind: PerturbationKind, rnd: Random, name: string, t: Translite
 export function generatePerturbations(
   snapshots: readonly ListSnapshot[],
   transliterators: Transliterators,
-  { seed = PERTURBATION_SEED, perKind = CASES_PER_KIND }: { seed?: number; perKind?: number } = {},
+  {
+    seed = PERTURBATION_SEED,
+    perKind = CASES_PER_KIND,
+    kinds = PERTURBATION_KINDS,
+    firstRules = false,
+  }: {
+    seed?: number;
+    perKind?: number;
+    kinds?: readonly PerturbationKind[];
+    /**
+     * The suite's first rules: typos in any word of 3+ letters, two in one word; middle names dropped and
+     * initials also from names with titles and particles.
+     */
+    firstRules?: boolean;
+  } = {},
 ): PerturbationCase[] {
   const sources: Source[] = [];
   for (const s of snapshots) {
@@ -396,8 +477,9 @@ export function generatePerturbations(
   }
   const cases: PerturbationCase[] = [];
   for (const [k, kind] of PERTURBATION_KINDS.entries()) {
+    if (!kinds.includes(kind)) continue;
     const rnd = seededRandom(seed * 1000 + k);
-    const pool = sources.filter((s) => applicable(kind, s));
+    const pool = sources.filter((s) => applicable(kind, s, firstRules));
     const used = new Set<string>();
     for (
       let tries = 0;
@@ -406,7 +488,7 @@ export function generatePerturbations(
     ) {
       const s = pick(rnd, pool);
       if (used.has(s.name)) continue;
-      const query = perturb(kind, rnd, s.name, transliterators).trim();
+      const query = perturb(kind, rnd, s.name, transliterators, firstRules).trim();
       if (query === '' || query === s.name) continue;
       used.add(s.name);
       cases.push({

@@ -1,4 +1,5 @@
 import { linked, linkedExactly, makeCompoundToken, tokenSimilarity, type Token } from './token';
+import { oneEditApart } from './normalize';
 
 /** Token pairs below this similarity are treated as different words. */
 export const MIN_TOKEN_SIMILARITY = 0.8;
@@ -15,6 +16,13 @@ export const UNMATCHED_CANDIDATE_PENALTY = 0.3;
 export const UNMATCHED_CANDIDATE_PENALTY_COVERED = 0.1;
 export const COVERED_MIN_WEIGHT = 9;
 export const COVERED_MIN_SIMILARITY = 0.95;
+/**
+ * Share of an unmatched query word's weight when the word is, within one typo, a title, particle or legal
+ * form the list name had removed (`AMIGR RAHIMI` for `AMIR RAHIMI`, whose "Amir" is removed as a title;
+ * `TTHE RAHMANI GROUP`), or a word the list name repeats and is compared once (`VALLLE VALLE` for
+ * `VALLE VALLE`): the word stands for something the list name has, only not as a comparable word.
+ */
+export const DROPPED_WORD_PENALTY = 0.1;
 
 export interface TokenPair {
   query: string;
@@ -46,6 +54,11 @@ export function weight(t: Token): number {
 export interface NameSide {
   tokens: readonly Token[];
   compounds: readonly (Token | undefined)[];
+  /**
+   * Words the name's parse removed (titles, particles, legal forms: parseName in normalize.ts) and words
+   * it repeats, if any ({@link DROPPED_WORD_PENALTY}).
+   */
+  dropped?: readonly string[];
 }
 
 /**
@@ -207,6 +220,7 @@ export function chooseOptions(
   candidate: readonly Token[],
   nc = candidate.length,
   picks?: AlignedPair[],
+  dropped?: readonly string[],
 ): number {
   const nq = query.length;
   // Most names a common-word query reaches have no pair to align.
@@ -247,12 +261,22 @@ export function chooseOptions(
   for (let i = 0; i < nq; i += 1) {
     if (!usedQ[i]) {
       covered = false;
-      den += UNMATCHED_QUERY_PENALTY * weight(query[i]!);
+      const q = query[i]!;
+      den +=
+        (dropped !== undefined && standsFor(q, dropped) ? DROPPED_WORD_PENALTY : UNMATCHED_QUERY_PENALTY) *
+        weight(q);
     } else if (!query[i]!.initial) fullWords += 1;
   }
   const share = covered && fullWords >= 2 ? UNMATCHED_CANDIDATE_PENALTY_COVERED : UNMATCHED_CANDIDATE_PENALTY;
   for (let j = 0; j < nc; j += 1) if (!usedC[j]) den += share * weight(candidate[j]!);
   return den === 0 ? 0 : num / den;
+}
+
+/** Whether a query word (four letters or more) is one of `dropped` within one typo. */
+export function standsFor(q: Token, dropped: readonly string[]): boolean {
+  if (q.initial || q.text.length < 4) return false;
+  for (const d of dropped) if (oneEditApart(q.text, d)) return true;
+  return false;
 }
 
 /**
@@ -295,7 +319,7 @@ export function alignNames(
       if (s >= MIN_TOKEN_SIMILARITY) addOption(OPTION_CANDIDATE_COMPOUND, s, i, j, q, cc);
     });
   });
-  return chooseOptions(qt, ct, ct.length, picks);
+  return chooseOptions(qt, ct, ct.length, picks, candidate.dropped);
 }
 
 function noMatch(query: readonly Token[], candidate: readonly Token[]): NameComparison {

@@ -266,14 +266,56 @@ export function foldName(name: string): string {
   const latin = transliterate(romanizeKana(koreanRevised(name)).replace(ARABIC_WORD, arabicToSkeleton), {
     unknown: ' ',
   });
-  return foldAccents(latin)
-    .toLowerCase()
-    .replace(/['’ʼ`´]/g, '')
-    .replace(/(\p{L})\.(?=\p{L}\.)/gu, '$1')
-    .replace(/\./g, '')
-    .replace(/[^a-z0-9]+/g, ' ')
-    .trim();
+  return (
+    foldAccents(latin)
+      .toLowerCase()
+      .replace(/['’ʼ`´]/g, '')
+      .replace(/(\p{L})\.(?=\p{L}\.)/gu, '$1')
+      .replace(/\./g, '')
+      .replace(/[^a-z0-9]+/g, ' ')
+      // Russian дж is "dzh" in the official transliteration and "j" in most list spellings of the same
+      // names (Джабер: Dzhaber / Jaber, Джохар: Dzhokhar / Jokhar): two letters apart, never linked. No
+      // Latin-script name writes "dzh" for anything else, so it is folded to "j" on both sides.
+      .replace(/dzh/g, 'j')
+      .trim()
+  );
 }
+
+/** Legal forms long enough that a word one typo away is still recognisably one (`COMAPNY`, `LIMITEDD`). */
+const LONG_LEGAL_FORMS: readonly string[] = [...LEGAL_FORMS].filter((f) => f.length >= 6);
+
+/**
+ * Whether `a` and `b` are at most one edit apart: a substitution, an insertion, a deletion or a swap of
+ * two neighbouring letters (optimal string alignment distance <= 1).
+ */
+export function oneEditApart(a: string, b: string): boolean {
+  if (a === b) return true;
+  const la = a.length;
+  const lb = b.length;
+  if (Math.abs(la - lb) > 1) return false;
+  let i = 0;
+  while (i < la && i < lb && a.charCodeAt(i) === b.charCodeAt(i)) i += 1;
+  if (la === lb) {
+    if (a.slice(i + 1) === b.slice(i + 1)) return true; // substitution
+    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2); // swap
+  }
+  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
+/**
+ * A legal form as typed with one slip (`COMAPNY`, `LIMITEDD`, `LIMIED`, `CORPORATOIN`): of six letters or
+ * more, and the word five or more. A misspelt legal form left in an organisation's name counted as an
+ * extra word the list name lacks (`... SHIPPING COMPANY LIMITEDD` scored 0 against its entry).
+ */
+export function isMisspeltLegalForm(word: string): boolean {
+  if (word.length < 5 || LEGAL_FORMS.has(word)) return false;
+  for (const form of LONG_LEGAL_FORMS) if (oneEditApart(word, form)) return true;
+  return false;
+}
+
+/** Arabic-script letters (one is enough to tell a name is written in the script). */
+const ARABIC_SCRIPT = /[\u0600-\u06ff]/;
+const HAS_VOWEL = /[aeiou]/;
 
 /**
  * Comparable tokens of a name: folded words without titles, particles and (for organisations)
@@ -285,15 +327,32 @@ export function foldName(name: string): string {
  * back (`LADY D`, a vessel, stays `lady d`).
  */
 export function nameTokens(name: string, kind: NameKind): string[] {
+  return parseName(name, kind).tokens;
+}
+
+/** A name's comparable words ({@link nameTokens}) and the titles, particles and legal forms removed. */
+export interface ParsedName {
+  tokens: string[];
+  /** Removed words of three letters or more (none when the removal was undone). */
+  dropped: string[];
+}
+
+export function parseName(name: string, kind: NameKind): ParsedName {
   const words = foldName(name).split(' ').filter(Boolean);
+  // A name in Arabic script becomes consonants: عمر (Omar, Umar) is `mr`, like the title "Mr"; such a
+  // vowelless word is a name, not a title or particle.
+  const abjad = ARABIC_SCRIPT.test(name);
+  const dropped: string[] = [];
   const kept = words.filter((w) => {
-    if (TITLES.has(w) || PARTICLES.has(w)) return false;
-    if (kind === 'organization' && LEGAL_FORMS.has(w)) return false;
-    if (kind === 'vessel' && (VESSEL_PREFIXES.has(w) || LEGAL_FORMS.has(w))) return false;
-    return true;
+    let keep = true;
+    if ((TITLES.has(w) || PARTICLES.has(w)) && !(abjad && !HAS_VOWEL.test(w))) keep = false;
+    else if (kind !== 'person' && (LEGAL_FORMS.has(w) || isMisspeltLegalForm(w))) keep = false;
+    else if (kind === 'vessel' && VESSEL_PREFIXES.has(w)) keep = false;
+    if (!keep && w.length >= 3 && !dropped.includes(w)) dropped.push(w);
+    return keep;
   });
   const tokens = kept.length > 0 ? kept : words;
-  if (tokens.some((w) => w.length > 1)) return tokens;
-  if (tokens.length > 1) return [tokens.join('')];
-  return words.some((w) => w.length > 1) ? words : [words.join('')];
+  if (tokens.some((w) => w.length > 1)) return { tokens, dropped: kept.length > 0 ? dropped : [] };
+  if (tokens.length > 1) return { tokens: [tokens.join('')], dropped: kept.length > 0 ? dropped : [] };
+  return { tokens: words.some((w) => w.length > 1) ? words : [words.join('')], dropped: [] };
 }

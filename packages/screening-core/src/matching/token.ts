@@ -49,15 +49,30 @@ function popcount(x: number): number {
  * Consonant skeleton: vowels (and the semivowels w, y) removed, doubled letters collapsed, and Latin
  * consonants Arabic script has no letter for written as the letter it uses (p -> b, v -> f, c and q -> k;
  * gh, the usual rendering of both غ and a Latin g, -> g): "Pena" is written بينا, "Sergio" سرغيو.
+ * Arabic script also writes a g as ج (Egyptian usage: جمال is Gamal as often as Jamal), so j and g are
+ * one consonant; a ch as تش (`tsh`: "Yuryevich" يوريفيتش), so tsh is ch; ph as ف (f) and x as كس (ks).
  */
 export function consonantSkeleton(text: string): string {
   return text
     .replace(/[aeiouyw]/g, '')
+    .replace(/tsh/g, 'ch')
+    .replace(/ph/g, 'f')
+    .replace(/x/g, 'ks')
     .replace(/gh/g, 'g')
+    .replace(/j/g, 'g')
     .replace(/p/g, 'b')
     .replace(/v/g, 'f')
     .replace(/c(?!h)|q/g, 'k')
     .replace(/(.)\1+/g, '$1');
+}
+
+/**
+ * The skeleton of a vowelless word without the Arabic article written on it (الفاضلي, `lfdly`, for
+ * Al-Fadhali, whose list spelling drops "al" as a particle), or undefined: a skeleton starting with l
+ * and three or more consonants after it.
+ */
+function withoutArticle(skeleton: string): string | undefined {
+  return skeleton.length >= 4 && skeleton.charCodeAt(0) === 108 ? skeleton.slice(1) : undefined;
 }
 
 /** Letters of a Latin transcription that stand for one consonant. */
@@ -192,6 +207,8 @@ function analyse(text: string): Token {
   const consonants = skeleton ?? consonantSkeleton(text);
   const key = skeletonKey({ skeleton, consonants });
   if (key) keys.add(key);
+  const bare = skeleton === undefined ? undefined : withoutArticle(skeleton);
+  if (bare !== undefined) keys.add(`v:${bare}`);
   return shaped(
     { text, phonetic, initial: false, skeleton, consonants, letters: letterMask(text) },
     [...keys],
@@ -210,7 +227,16 @@ export function searchKey(key: string): string {
 function sameSkeleton(a: Token, b: Token): boolean {
   if ((a.skeleton === undefined) === (b.skeleton === undefined)) return false;
   const [bare, full] = a.skeleton !== undefined ? [a, b] : [b, a];
-  return bare.skeleton!.length > 0 && bare.skeleton === full.consonants;
+  const s = bare.skeleton!;
+  if (s.length === 0) return false;
+  if (s === full.consonants) return true;
+  // The article written on the word (`lfdl` ~ fadali): one more consonant, an l in front.
+  return (
+    s.length >= 4 &&
+    s.length === full.consonants.length + 1 &&
+    s.charCodeAt(0) === 108 &&
+    s.endsWith(full.consonants)
+  );
 }
 
 /** Similarity of a vowelless word and a written-out word with the same consonant skeleton. */
