@@ -256,6 +256,12 @@ export async function benchPipeline({
       `${what}: commands decided, events projected`,
     );
   let next = 0;
+  /** `n` IMPORT customers with a given risk level, as a batch import sends them. */
+  const batchOf = (n) =>
+    Array.from({ length: n }, () => {
+      const { sourceOfRiskLevel: _s, initializeScreeningProcesses: _i, ...c } = evaluateCustomer(NS, next++);
+      return { ...c, riskLevel: 'LOW' };
+    });
   try {
     for (const s of SERVICES) await launcher.startService(s, { env: clusterEnv, namespace: NS });
     const base = `http://127.0.0.1:${launcher.portOf('ingress', NS)}`;
@@ -332,14 +338,7 @@ export async function benchPipeline({
     const blat = [];
     const [bSeconds, batchCpu] = await withCpu(() =>
       closedLoop(cfg.batchClients, cfg.batchSeconds, async () => {
-        const customers = Array.from({ length: cfg.batchSize }, () => {
-          const {
-            sourceOfRiskLevel: _s,
-            initializeScreeningProcesses: _i,
-            ...c
-          } = evaluateCustomer(NS, next++);
-          return { ...c, riskLevel: 'LOW' };
-        });
+        const customers = batchOf(cfg.batchSize);
         const r = await post(base, tok, '/core-ws-rest/batch-customers', { customers });
         blat.push(r.ms);
         if (r.status === 200)
@@ -419,14 +418,7 @@ export async function benchPipeline({
     await launcher.stopService('customer', { namespace: NS });
     let queued = 0;
     while (queued < cfg.backlog) {
-      const customers = Array.from({ length: Math.min(cfg.batchSize, cfg.backlog - queued) }, () => {
-        const {
-          sourceOfRiskLevel: _s,
-          initializeScreeningProcesses: _i,
-          ...c
-        } = evaluateCustomer(NS, next++);
-        return { ...c, riskLevel: 'LOW' };
-      });
+      const customers = batchOf(Math.min(cfg.batchSize, cfg.backlog - queued));
       const r = await post(base, tok, '/core-ws-rest/batch-customers', { customers });
       if (r.status !== 200) throw new Error(`batch import answered ${r.status}`);
       queued += customers.length;

@@ -1,30 +1,16 @@
 import { setMaxListeners } from 'node:events';
-import type { Logger } from '@crs/runtime';
-import type { BatchOutcome, DeliveryDoc, DeliveryStore, NewDelivery } from '@crs/store';
-import type { CallbackMetrics } from './callback-metrics';
-import type { CallbackSender, SentAttempt } from './callback-sender';
-import type { DeliverySlots } from './delivery-slots';
-import { afterFailure } from './dispatcher';
-import { laneOf, type QueuedLanes } from './queued-lanes';
+import type { BatchOutcome, DeliveryDoc, NewDelivery } from '@crs/store';
+import type { SentAttempt } from './callback-sender';
+import { afterFailure, type DeliveryPathOptions } from './dispatcher';
+import { laneOf } from './queued-lanes';
 
-export interface BatchDeliveryOptions {
-  store: DeliveryStore;
-  logger: Logger;
-  metrics: CallbackMetrics;
-  sender: CallbackSender;
-  slots: DeliverySlots;
-  lanes: QueuedLanes;
-  maxAttempts: number;
-  timeoutMs: number;
-  backoffBaseMs: number;
-  backoffMaxMs: number;
+export interface BatchDeliveryOptions extends DeliveryPathOptions {
   /** How long a batch waits for one attempt before handing it over to the retry queue. */
   handoverMs: number;
   /** How long an endpoint that needed a handover is queued for instead of tried from batches. */
   slowEndpointMs: number;
   /** Called when the batch left deliveries in the queue. */
   queued: () => void;
-  clock?: () => Date;
 }
 
 /**

@@ -6,10 +6,10 @@ import type { CallbackSender } from './callback-sender';
 import type { DeliverySlots } from './delivery-slots';
 import { laneOf, type QueuedLanes } from './queued-lanes';
 
-export interface DispatcherOptions {
+/** What the batch path and the retry queue's dispatcher share: where deliveries go and how often. */
+export interface DeliveryPathOptions {
   store: DeliveryStore;
   logger: Logger;
-  registry: Registry;
   metrics: CallbackMetrics;
   sender: CallbackSender;
   slots: DeliverySlots;
@@ -18,13 +18,17 @@ export interface DispatcherOptions {
   timeoutMs: number;
   backoffBaseMs: number;
   backoffMaxMs: number;
+  clock?: () => Date;
+}
+
+export interface DispatcherOptions extends DeliveryPathOptions {
+  registry: Registry;
   pollMs: number;
   /** How often the view of queued lanes is read again from the queue. */
   refreshMs?: number;
   /** An attempt slower than this marks its endpoint slow (see DeliverySlots.markSlow). */
   slowAfterMs?: number;
   slowForMs?: number;
-  clock?: () => Date;
 }
 
 /** What to do after a failed attempt: the next due time, or a dead letter once the budget is spent. */

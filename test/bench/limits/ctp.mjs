@@ -11,9 +11,9 @@
 //   const { messagesPerSec } = await ctpLimit({ brokers: ['127.0.0.1:19092'] });
 //   node test/bench/limits/ctp.mjs            (reads .local/stack.env)
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
+import { stackEnv } from '../stack.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
@@ -210,15 +210,6 @@ export async function ctpLimit({
     await admin.deleteGroups([groupId]).catch(() => {});
     await admin.disconnect().catch(() => {});
   }
-}
-
-function stackEnv() {
-  const env = {};
-  for (const line of readFileSync(path.join(ROOT, '.local/stack.env'), 'utf8').split('\n')) {
-    const m = /^([A-Z_]+)=(.*)$/.exec(line.trim());
-    if (m) env[m[1]] = m[2];
-  }
-  return env;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

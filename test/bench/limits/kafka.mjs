@@ -7,9 +7,9 @@
 //   const { messagesPerSec } = await produceLimit({ brokers: ['127.0.0.1:19092'] });
 //   node test/bench/limits/kafka.mjs            (reads .local/stack.env)
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
+import { stackEnv } from '../stack.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
@@ -74,15 +74,6 @@ export async function produceLimit({
     await admin.deleteTopics({ topics: [topic] }).catch(() => {});
     await admin.disconnect().catch(() => {});
   }
-}
-
-function stackEnv() {
-  const env = {};
-  for (const line of readFileSync(path.join(ROOT, '.local/stack.env'), 'utf8').split('\n')) {
-    const m = /^([A-Z_]+)=(.*)$/.exec(line.trim());
-    if (m) env[m[1]] = m[2];
-  }
-  return env;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

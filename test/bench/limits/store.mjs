@@ -15,9 +15,9 @@
 //   const r = await storeLimits({ uri: 'mongodb://127.0.0.1:27018/' });
 //   node test/bench/limits/store.mjs [uri]      (default: MONGODB_URI, else .local/stack.env)
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
+import { stackEnv } from '../stack.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
@@ -163,15 +163,6 @@ export async function storeLimits({ uri, seconds = 3, log = () => {} } = {}) {
     await db.dropDatabase().catch(() => {});
     await client.close();
   }
-}
-
-function stackEnv() {
-  const env = {};
-  for (const line of readFileSync(path.join(ROOT, '.local/stack.env'), 'utf8').split('\n')) {
-    const m = /^([A-Z_]+)=(.*)$/.exec(line.trim());
-    if (m) env[m[1]] = m[2];
-  }
-  return env;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
