@@ -6,7 +6,7 @@
 //
 // Options: --ours <url of a screening search> (default: a screening service of our own, started in the
 // namespace "watchman-cmp" on the local stack and stopped afterwards), --watchman <base url>
-// (default http://127.0.0.1:18084), --negatives <n> (default 5000), --concurrency <n> (default 4).
+// (default http://127.0.0.1:18084), --negatives <n> (default 3000), --concurrency <n> (default 4).
 // Writes reports/watchman-comparison.{json,md}. Not part of `npm test`: it needs the stack and Watchman.
 // No names are logged; the report holds counts and figures only.
 import { createRequire } from 'node:module';
@@ -29,7 +29,7 @@ const { values: opts } = parseArgs({
   options: {
     ours: { type: 'string' },
     watchman: { type: 'string', default: process.env.WATCHMAN_URL ?? 'http://127.0.0.1:18084' },
-    negatives: { type: 'string', default: '5000' },
+    negatives: { type: 'string', default: '3000' },
     concurrency: { type: 'string', default: '4' },
     namespace: { type: 'string', default: 'watchman-cmp' },
   },
