@@ -1,4 +1,11 @@
-import { linked, linkedExactly, makeCompoundToken, tokenSimilarity, type Token } from './token';
+import {
+  consonantSkeleton,
+  linked,
+  linkedExactly,
+  makeCompoundToken,
+  tokenSimilarity,
+  type Token,
+} from './token';
 import { oneEditApart } from './normalize';
 
 /** Token pairs below this similarity are treated as different words. */
@@ -272,9 +279,18 @@ export function chooseOptions(
   return den === 0 ? 0 : num / den;
 }
 
-/** Whether a query word (four letters or more) is one of `dropped` within one typo. */
+/**
+ * Whether a query word is one of `dropped` within one typo (words of four letters or more), or has its
+ * consonants (a vowelless word).
+ */
 export function standsFor(q: Token, dropped: readonly string[]): boolean {
-  if (q.initial || q.text.length < 4) return false;
+  if (q.initial) return false;
+  // A vowelless (Arabic-script) word stands for a removed word with its consonants: شيخ (`shykh`) for
+  // the title "Shaikh", قاري (`qry`) for "Qari".
+  if (q.skeleton !== undefined && q.skeleton.length >= 2) {
+    for (const d of dropped) if (consonantSkeleton(d) === q.skeleton) return true;
+  }
+  if (q.text.length < 4) return false;
   for (const d of dropped) if (oneEditApart(q.text, d)) return true;
   return false;
 }
