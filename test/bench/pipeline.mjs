@@ -25,7 +25,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { round, summarize } from './stats.mjs';
 import { sampleCustomer } from './in-process.mjs';
-import { stackEnv, token, receiver, waitUntil } from './stack.mjs';
+import { stackEnv, token, receiver, waitUntil, dropNamespaceDbs } from './stack.mjs';
 import { cpuSnapshot, coresBetween } from './cpu.mjs';
 
 const require = createRequire(import.meta.url);
@@ -233,7 +233,7 @@ export async function benchPipeline({
     }),
   };
   const mongo = await new MongoClient(env.MONGODB_URI).connect();
-  await mongo.db(ns.env.MONGODB_DB).dropDatabase();
+  await dropNamespaceDbs(mongo, ns.env.MONGODB_DB);
   const kafka = new Kafka({
     clientId: 'bench',
     brokers: env.KAFKA_BROKERS.split(','),
@@ -475,10 +475,7 @@ export async function benchPipeline({
       await launcher.stopService(s, { namespace: NS }).catch(() => undefined);
     await admin.disconnect();
     await recv.close();
-    await mongo
-      .db(ns.env.MONGODB_DB)
-      .dropDatabase()
-      .catch(() => undefined);
+    await dropNamespaceDbs(mongo, ns.env.MONGODB_DB);
     await mongo.close();
   }
   return figures;

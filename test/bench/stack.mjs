@@ -120,6 +120,19 @@ async function batchImport(base, tok, n, offset, businessUnit = 'DEMO', onProgre
   return { latencies, accepted };
 }
 
+/**
+ * Drops a namespace's databases: the read models' and those of the owners with a database of their own
+ * (`<db>_ingress`, `<db>_callback`: @crs/store StoreOwners, docs/decisions/0017; a tree from before them
+ * simply has none).
+ */
+export async function dropNamespaceDbs(mongo, dbName) {
+  for (const name of [dbName, `${dbName}_ingress`, `${dbName}_callback`])
+    await mongo
+      .db(name)
+      .dropDatabase()
+      .catch(() => undefined);
+}
+
 export async function lagOf(admin, group, topic) {
   const ends = await admin.fetchTopicOffsets(topic);
   const [committed] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
@@ -227,7 +240,7 @@ export async function benchStack({
   // A clean store per run: deliveries still queued by an earlier (interrupted) run would be retried
   // against a receiver that is gone and slow everything down.
   const mongo = await new MongoClient(env.MONGODB_URI).connect();
-  await mongo.db(ns.env.MONGODB_DB).dropDatabase();
+  await dropNamespaceDbs(mongo, ns.env.MONGODB_DB);
   await mongo.close();
   const kafka = new Kafka({
     clientId: 'bench',

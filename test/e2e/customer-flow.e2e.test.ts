@@ -291,9 +291,12 @@ describe('customer flow end to end', () => {
   });
 
   it('a retry reclaims the reservation of an attempt that died before answering; a decided one keeps its O001', async () => {
-    const reservations = db.collection<{ _id: string; commandId: string; reservedAt: Date }>(
-      OwnedCollections.reservations,
-    );
+    // The ingress keeps its reservations in a database of its own (docs/decisions/0017).
+    const reservations = (await cluster.ownDb('ingress')).collection<{
+      _id: string;
+      commandId: string;
+      reservedAt: Date;
+    }>(OwnedCollections.reservations);
     const decided = (comm: string) =>
       eventually(
         async () => {

@@ -173,6 +173,7 @@ describe(`fault suite (${MODE})`, () => {
       receiver,
       token,
       db: await cluster.db(),
+      callbackDb: await cluster.ownDb('callback'),
       messaging,
       logger,
       replayEnv: {

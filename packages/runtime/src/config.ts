@@ -45,4 +45,8 @@ export const commonConfigSpec = {
 export const mongoConfigSpec = {
   MONGODB_URI: str({ default: 'mongodb://127.0.0.1:27018/' }),
   MONGODB_DB: str({ default: 'crs' }),
+  MONGODB_OWNER_DATABASES: bool({
+    default: true,
+    desc: 'the ingress and callback service keep their own collections in <MONGODB_DB>_<owner>',
+  }),
 };

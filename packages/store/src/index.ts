@@ -2,3 +2,4 @@ export * from './mongo';
 export * from './collections';
 export * from './callback-deliveries';
 export * from './mongo-watchdog';
+export * from './owner-databases';

@@ -4,16 +4,48 @@ import { Counter, getOrCreate, type Registry } from '@crs/runtime';
 export interface MongoSettings {
   MONGODB_URI: string;
   MONGODB_DB: string;
+  /** Whether owners with a write-heavy hot path keep their collections in a database of their own (default true). */
+  MONGODB_OWNER_DATABASES?: boolean;
+}
+
+/**
+ * Services whose own collections are written on a hot path and live in a database of their own,
+ * `<MONGODB_DB>_<owner>`: the ingress (`comm_reservations`) and the callback service (`callback_deliveries`,
+ * `callback_queue`, `callback_progress`). FerretDB on SQLite keeps one file, and so one writer, per
+ * database: a reservation insert no longer waits behind the projector's bulk writes of 500 documents
+ * (docs/decisions/0017). On MongoDB it is the usual database per service. `MONGODB_OWNER_DATABASES=false`
+ * keeps everything in `MONGODB_DB` (a user granted one database only).
+ */
+export const StoreOwners = ['ingress', 'callback'] as const;
+export type StoreOwner = (typeof StoreOwners)[number];
+
+export function ownerDbName(settings: MongoSettings, owner: StoreOwner): string {
+  return settings.MONGODB_OWNER_DATABASES === false ? settings.MONGODB_DB : `${settings.MONGODB_DB}_${owner}`;
+}
+
+/** Every database of a deployment or test namespace: the read models' and each owner's. */
+export function storeDbNames(settings: MongoSettings): string[] {
+  return [...new Set([settings.MONGODB_DB, ...StoreOwners.map((o) => ownerDbName(settings, o))])];
+}
+
+/** Drops every database of a namespace (tests, benchmarks). */
+export async function dropStoreDatabases(client: MongoClient, settings: MongoSettings): Promise<void> {
+  for (const name of storeDbNames(settings)) await client.db(name).dropDatabase();
+}
+
+export interface MongoConnection {
+  client: MongoClient;
+  /** The read models and the collections of owners without a database of their own. */
+  db: Db;
+  /** The database of an owner's own collections ({@link StoreOwners}). */
+  ownDb(owner: StoreOwner): Db;
 }
 
 /**
  * One client per service. Only the operations that FerretDB v1 and MongoDB share are used anywhere
  * (no transactions, change streams, TTL indexes, $lookup or $group accumulators).
  */
-export async function connectMongo(
-  settings: MongoSettings,
-  metrics?: Registry,
-): Promise<{ client: MongoClient; db: Db }> {
+export async function connectMongo(settings: MongoSettings, metrics?: Registry): Promise<MongoConnection> {
   const client = new MongoClient(settings.MONGODB_URI, {
     serverSelectionTimeoutMS: 5000,
     connectTimeoutMS: 5000,
@@ -23,7 +55,11 @@ export async function connectMongo(
   });
   if (metrics) countCommands(client, metrics);
   await client.connect();
-  return { client, db: client.db(settings.MONGODB_DB) };
+  return {
+    client,
+    db: client.db(settings.MONGODB_DB),
+    ownDb: (owner) => client.db(ownerDbName(settings, owner)),
+  };
 }
 
 /** Commands whose first field names a collection (`{ insert: 'customers', ... }`). */

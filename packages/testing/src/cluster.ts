@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { MongoClient, type Db } from 'mongodb';
 import { Scopes, issueToken, type Scope } from '@crs/auth';
+import { dropStoreDatabases, ownerDbName, type MongoSettings, type StoreOwner } from '@crs/store';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const launcher = require(resolve(__dirname, '../../../deploy/local/services.cjs')) as {
@@ -97,15 +98,29 @@ export class TestCluster {
     return launcher.portOf(name, this.namespace);
   }
 
-  async db(): Promise<Db> {
+  private async client(): Promise<MongoClient> {
     if (!this.mongo)
       this.mongo = await new MongoClient(process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27018/').connect();
-    return this.mongo.db(this.dbName);
+    return this.mongo;
   }
 
-  /** Drops this namespace's database (a fresh start for a suite). */
+  private get storeSettings(): MongoSettings {
+    return { MONGODB_URI: '', MONGODB_DB: this.dbName };
+  }
+
+  /** The namespace's read models (and the collections of owners without a database of their own). */
+  async db(): Promise<Db> {
+    return (await this.client()).db(this.dbName);
+  }
+
+  /** The database of one owner's own collections (`comm_reservations`, the callback delivery log, ...). */
+  async ownDb(owner: StoreOwner): Promise<Db> {
+    return (await this.client()).db(ownerDbName(this.storeSettings, owner));
+  }
+
+  /** Drops this namespace's databases (a fresh start for a suite). */
   async dropDatabase(): Promise<void> {
-    await (await this.db()).dropDatabase();
+    await dropStoreDatabases(await this.client(), this.storeSettings);
   }
 
   async fetch(path: string, init: RequestInit & { token?: string } = {}): Promise<Response> {

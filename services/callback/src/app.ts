@@ -10,7 +10,15 @@ import {
 } from '@crs/runtime';
 import type { CustomerEvent } from '@crs/contracts';
 import { AtLeastOnceConsumer, setUpMessaging } from '@crs/messaging';
-import { DeliveryStore, connectMongo, watchMongo, type MongoWatchdog } from '@crs/store';
+import {
+  CallbackProgressCollection,
+  DeliveryStore,
+  OwnedCollections,
+  adoptOwnedCollections,
+  connectMongo,
+  watchMongo,
+  type MongoWatchdog,
+} from '@crs/store';
 import { BatchDelivery } from './batch-delivery';
 import { createCallbackMetrics } from './callback-metrics';
 import { CallbackSender } from './callback-sender';
@@ -56,7 +64,15 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
       const mongo = await connectMongo(config, metrics);
       client = mongo.client;
       watchdog = watchMongo(mongo, config, logger);
-      const store = new DeliveryStore(mongo.db);
+      // Deliveries, queue and progress of a release before owner databases (decision 0017) move first.
+      await adoptOwnedCollections(
+        mongo.client,
+        config,
+        'callback',
+        [OwnedCollections.deliveries, OwnedCollections.callbackQueue, CallbackProgressCollection],
+        logger,
+      );
+      const store = new DeliveryStore(mongo.ownDb('callback'));
       await store.ensureIndexes();
       const restored = await store.restoreQueue();
       if (restored > 0) logger.info({ restored }, 'pending callbacks put back in the queue');

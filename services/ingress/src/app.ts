@@ -15,7 +15,14 @@ import {
 import { ErrorCodes, buildOpenApi, createValidators } from '@crs/contracts';
 import { createTokenVerifier } from '@crs/auth';
 import { DurablePublisher, buildAsyncApi, setUpMessaging } from '@crs/messaging';
-import { ProjectionCatalog, connectMongo, watchMongo, type MongoWatchdog } from '@crs/store';
+import {
+  OwnedCollections,
+  ProjectionCatalog,
+  adoptOwnedCollections,
+  connectMongo,
+  watchMongo,
+  type MongoWatchdog,
+} from '@crs/store';
 import { ClassifierStore } from './classifiers/classifier-store';
 import { demoClassifiers } from './classifiers/demo-classifiers';
 import { CommandGateway } from './command-gateway';
@@ -80,7 +87,8 @@ export function buildIngress(
     classifiers: ClassifierStore;
     catalog: ProjectionCatalog;
     verifier: ReturnType<typeof createTokenVerifier>;
-    db: Db;
+    /** The callback service's database: its delivery log and queue (read and redelivery routes). */
+    callbackDb: Db;
   }): Express => {
     const app = express();
     app.disable('x-powered-by');
@@ -171,7 +179,7 @@ export function buildIngress(
         retryAfterSeconds: config.RETRY_AFTER_SECONDS,
       }),
     );
-    app.use(callbackRoutes({ verifier: deps.verifier, db: deps.db, validators, clock }));
+    app.use(callbackRoutes({ verifier: deps.verifier, db: deps.callbackDb, validators, clock }));
     app.use(
       operationRoutes({
         verifier: deps.verifier,
@@ -201,9 +209,11 @@ export function buildIngress(
     metrics,
     port: () => (server?.address() as AddressInfo | null)?.port ?? 0,
     async start() {
-      const { client, db } = await connectMongo(config, metrics);
+      const { client, db, ownDb } = await connectMongo(config, metrics);
       mongo = client;
       watchdog = watchMongo({ client, db }, config, logger);
+      // Reservations of a release before owner databases (decision 0017) move before any request is served.
+      await adoptOwnedCollections(client, config, 'ingress', [OwnedCollections.reservations], logger);
       const classifiers = new ClassifierStore(db, config.CLASSIFIER_CACHE_MS);
       await classifiers.ensureIndexes();
       if (config.SEED_DEMO_CLASSIFIERS) {
@@ -219,7 +229,7 @@ export function buildIngress(
         audience: config.AUTH_AUDIENCE,
       });
       const catalog = new ProjectionCatalog(db);
-      gateway = new CommandGateway(db, publisher, topics.customerCommands, clock, {
+      gateway = new CommandGateway(ownDb('ingress'), publisher, topics.customerCommands, clock, {
         onReleaseFailed: (err, pending) =>
           logger.warn(
             { err, pending },
@@ -240,7 +250,7 @@ export function buildIngress(
           logger.info({ key }, 'orphan communicationNumber reservation reclaimed by a retry');
         },
       });
-      const app = build({ gateway, classifiers, catalog, verifier, db });
+      const app = build({ gateway, classifiers, catalog, verifier, callbackDb: ownDb('callback') });
       health.addReadinessCheck('mongo', () => watchdog!.ping());
       health.addReadinessCheck('kafka', () => publisher?.isConnected() ?? false);
       server = createServer(app);

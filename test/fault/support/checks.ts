@@ -324,7 +324,8 @@ export interface CallbackVerdict {
 
 /** Every event of an accepted request reached the receiver; each ce-id once, barring the documented crash window. */
 export async function verifyCallbacks(
-  db: Db,
+  /** The callback service's database (its delivery log). */
+  callbackDb: Db,
   receiver: TestReceiver,
   records: RequestRecord[],
   log: CustomerEvent[],
@@ -354,7 +355,7 @@ export async function verifyCallbacks(
   for (const id of counts.keys()) if (!allEvents.has(id)) verdict.unknown++;
   const repeated = [...counts].filter(([, n]) => n > 1);
   if (repeated.length > 0) {
-    const deliveries = db.collection<{ eventId: string; log: { status: number | null }[] }>(
+    const deliveries = callbackDb.collection<{ eventId: string; log: { status: number | null }[] }>(
       OwnedCollections.deliveries,
     );
     const docs = await deliveries.find({ eventId: { $in: repeated.map(([id]) => id) } }).toArray();

@@ -26,6 +26,8 @@ export interface Harness {
   receiver: TestReceiver;
   token: string;
   db: Db;
+  /** The callback service's own database (its delivery log). */
+  callbackDb: Db;
   messaging: Messaging;
   logger: Logger;
   /** Settings the replay CLI needs to address this namespace on the fault stack. */
@@ -293,7 +295,7 @@ async function settleAndCheck(
   const replay = await verifyProjectionsEqualReplay(h.db, h.replayEnv);
   problems.push(...replay.differences.slice(0, 20));
   problems.push(...verifyAssessments(replay.live.assessments, records).slice(0, 20));
-  const cb = await verifyCallbacks(h.db, h.receiver, records, log, h.routed);
+  const cb = await verifyCallbacks(h.callbackDb, h.receiver, records, log, h.routed);
   problems.push(...cb.problems.slice(0, 20));
   if (cb.missing > 0) problems.push(`${cb.missing} callbacks of accepted requests never arrived`);
   if (cb.unknown > 0) problems.push(`${cb.unknown} callbacks for events not in the log`);

@@ -165,6 +165,8 @@ secretName lets the init job read the hook copy of the chart Secret.
       key: {{ ternary $v.mongodb.existingSecretUriKey "mongodb-uri" (ne $v.mongodb.existingSecret "") }}
 - name: MONGODB_DB
   value: {{ $v.mongodb.database | quote }}
+- name: MONGODB_OWNER_DATABASES
+  value: {{ $v.mongodb.ownerDatabases | quote }}
 - name: HEALTH_HOST
   value: "0.0.0.0"
 - name: HEALTH_PORT

@@ -17,8 +17,8 @@ async function main(): Promise<void> {
   });
   const config = loadConfig(mongoConfigSpec);
   const logger = createLogger('callback-redeliver');
-  const { client, db } = await connectMongo(config);
-  const n = await new DeliveryStore(db).redeliver(
+  const { client, ownDb } = await connectMongo(config);
+  const n = await new DeliveryStore(ownDb('callback')).redeliver(
     {
       ...(values['event-id'] ? { eventIds: values['event-id'] } : {}),
       ...(values['business-unit'] ? { businessUnit: values['business-unit'] } : {}),
