@@ -1,7 +1,8 @@
 // `npm run bench pipeline`: the issue #15 figures of the whole pipeline on the local stack, each stage beside
 // the raw limit it is bound by, measured in the same run (test/bench/limits/*):
-//   - the accept path alone: single imports for BENCH_ALONE_SECONDS (5) with every consumer stopped (the
-//     ingress, Kafka and the store with the cores to themselves);
+//   - the accept path alone: single imports (first) and batches of 1,000 (last), each for
+//     BENCH_ALONE_SECONDS (5) with every consumer stopped (the ingress, Kafka and the store with the cores
+//     to themselves);
 //   - single imports: 32 concurrent clients posting distinct EVALUATE customers with SANCTIONS and PEP
 //     screening for BENCH_SINGLE_SECONDS; accepted/s, p50, p99 (limit: raw kafkajs produce, acks=all);
 //   - batch imports: batches of 1,000 from 4 clients for BENCH_BATCH_SECONDS; customers/s (same limit);
@@ -262,10 +263,25 @@ export async function benchPipeline({
       const { sourceOfRiskLevel: _s, initializeScreeningProcesses: _i, ...c } = evaluateCustomer(NS, next++);
       return { ...c, riskLevel: 'LOW' };
     });
+  /** Batches of cfg.batchSize from cfg.batchClients clients for `seconds`: customers accepted, latencies, cores. */
+  const batchLoop = async (seconds) => {
+    let accepted = 0;
+    const lat = [];
+    const [took, cpu] = await withCpu(() =>
+      closedLoop(cfg.batchClients, seconds, async () => {
+        const customers = batchOf(cfg.batchSize);
+        const r = await post(base, tok, '/core-ws-rest/batch-customers', { customers });
+        lat.push(r.ms);
+        if (r.status === 200)
+          accepted += JSON.parse(r.text).results.filter((x) => x.resultType === 'REQUEST_ACCEPTED').length;
+      }),
+    );
+    return { accepted, seconds: took, p99: summarize(lat).p99, cpu };
+  };
+  const base = `http://127.0.0.1:${launcher.portOf('ingress', NS)}`;
+  const tok = await token();
   try {
     for (const s of SERVICES) await launcher.startService(s, { env: clusterEnv, namespace: NS });
-    const base = `http://127.0.0.1:${launcher.portOf('ingress', NS)}`;
-    const tok = await token();
     // Warm-up: every service connected, every schema and classifier cached.
     await Promise.all(
       Array.from({ length: 20 }, () =>
@@ -334,22 +350,14 @@ export async function benchPipeline({
       );
 
     // 2. Batch imports of 1,000.
-    let batchAccepted = 0;
-    const blat = [];
-    const [bSeconds, batchCpu] = await withCpu(() =>
-      closedLoop(cfg.batchClients, cfg.batchSeconds, async () => {
-        const customers = batchOf(cfg.batchSize);
-        const r = await post(base, tok, '/core-ws-rest/batch-customers', { customers });
-        blat.push(r.ms);
-        if (r.status === 200)
-          batchAccepted += JSON.parse(r.text).results.filter(
-            (x) => x.resultType === 'REQUEST_ACCEPTED',
-          ).length;
-      }),
-    );
-    const bl = summarize(blat);
+    const {
+      accepted: batchAccepted,
+      seconds: bSeconds,
+      p99: batchP99,
+      cpu: batchCpu,
+    } = await batchLoop(cfg.batchSeconds);
     push('batch_import.customers_per_sec', batchAccepted / bSeconds, 'customers/s', limits.produce);
-    push('batch_import.request_latency_p99', bl.p99, `ms (${cfg.batchSize} customers)`);
+    push('batch_import.request_latency_p99', batchP99, `ms (${cfg.batchSize} customers)`);
     pushCpu('batch_import', batchCpu);
     const tb = performance.now();
     await drained('batch imports').catch((e) => log(`  ${e.message}`));
@@ -470,6 +478,17 @@ export async function benchPipeline({
         limits.storeInsert,
       );
     pushCpu('replay', replayCpu);
+
+    // 6. Batches of 1,000 with every consumer stopped (the ceiling of the batch endpoint on this machine),
+    // last: the backlog it leaves would weigh on any phase after it.
+    if (cfg.aloneSeconds > 0) {
+      for (const s of SERVICES.filter((x) => x !== 'ingress'))
+        await launcher.stopService(s, { namespace: NS }).catch(() => undefined);
+      const ba = await batchLoop(cfg.aloneSeconds);
+      push('batch_import_alone.customers_per_sec', ba.accepted / ba.seconds, 'customers/s', limits.produce);
+      push('batch_import_alone.request_latency_p99', ba.p99, `ms (${cfg.batchSize} customers)`);
+      pushCpu('batch_import_alone', ba.cpu);
+    }
   } finally {
     for (const s of [...SERVICES].reverse())
       await launcher.stopService(s, { namespace: NS }).catch(() => undefined);
