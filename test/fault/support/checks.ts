@@ -446,7 +446,12 @@ export async function verifyProjectionsEqualReplay(
       const id = String((doc as { _id: unknown })._id);
       const other = bById.get(id);
       if (other === undefined) differences.push(`${n}: ${id} missing after replay`);
-      else if (other !== canonical(doc)) differences.push(`${n}: ${id} differs`);
+      else if (other !== canonical(doc)) {
+        // Versions only: the documents carry personal data.
+        const version = (d: unknown) => (d as { version?: unknown } | undefined)?.version ?? '-';
+        const replayed = b.find((d) => String((d as { _id: unknown })._id) === id);
+        differences.push(`${n}: ${id} differs (version live ${version(doc)}, replay ${version(replayed)})`);
+      }
     }
   }
   return { live, differences: differences.slice(0, 50), documents, perProjection };

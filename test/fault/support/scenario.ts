@@ -268,6 +268,32 @@ async function settleAndCheck(
     1000,
   );
   if (!projected) problems.push('the projector did not catch up in time');
+  // A chunk's history documents can land before the bulk write of its customers ends (the projector
+  // writes both at once): the live read is taken only once every customer document also carries the
+  // version of its stream's last event. Streams with rejected commands only have no document.
+  const lastVersion = new Map<string, number>();
+  const hasDocument = new Set<string>();
+  for (const e of ours) {
+    lastVersion.set(e.streamId, Math.max(lastVersion.get(e.streamId) ?? 0, e.streamVersion));
+    if (e.type !== 'CustomerCommandRejected') hasDocument.add(e.streamId);
+  }
+  const customers = await new ProjectionCatalog(h.db).collection<{ _id: string; version?: number }>(
+    'customers',
+  );
+  const customersProjected = await settled(
+    async () => {
+      const at = new Map(
+        (await customers.find({}, { projection: { version: 1 } }).toArray()).map((d) => [
+          d._id,
+          d.version ?? 0,
+        ]),
+      );
+      return [...hasDocument].every((stream) => (at.get(stream) ?? -1) >= lastVersion.get(stream)!);
+    },
+    settleDeadline,
+    1000,
+  );
+  if (!customersProjected) problems.push('the customer documents did not reach their last event in time');
 
   const acceptedIds = new Set(accepted.map((r) => r.comm));
   const wantedCallbacks = new Set(
