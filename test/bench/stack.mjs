@@ -18,6 +18,7 @@ const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const launcher = require(path.join(ROOT, 'deploy/local/services.cjs'));
 const auth = require(path.join(ROOT, 'packages/auth/dist/index.js'));
+const { storeDbNames } = require(path.join(ROOT, 'packages/store/dist/index.js'));
 const { Kafka, logLevel } = require(
   require.resolve('kafkajs', { paths: [path.join(ROOT, 'packages/messaging')] }),
 );
@@ -120,13 +121,9 @@ async function batchImport(base, tok, n, offset, businessUnit = 'DEMO', onProgre
   return { latencies, accepted };
 }
 
-/**
- * Drops a namespace's databases: the read models' and those of the owners with a database of their own
- * (`<db>_ingress`, `<db>_callback`: @crs/store StoreOwners, docs/decisions/0017; a tree from before them
- * simply has none).
- */
+/** Drops a namespace's databases: the read models' and those of the owners (@crs/store, decision 0017). */
 export async function dropNamespaceDbs(mongo, dbName) {
-  for (const name of [dbName, `${dbName}_ingress`, `${dbName}_callback`])
+  for (const name of storeDbNames({ MONGODB_DB: dbName }))
     await mongo
       .db(name)
       .dropDatabase()

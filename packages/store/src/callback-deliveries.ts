@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { OwnedCollections } from './collections';
+import { insertNew } from './insert-new';
 
 export interface DeliveryAttempt {
   at: Date;
@@ -93,9 +94,6 @@ interface ProgressDoc {
   offset: number;
 }
 
-/** At most this many documents per insertMany (one command, one SQLite transaction on FerretDB). */
-const MAX_BULK = 500;
-
 function queueEntryOf(o: BatchOutcome): QueueEntry {
   return {
     _id: o.delivery._id,
@@ -109,37 +107,6 @@ function queueEntryOf(o: BatchOutcome): QueueEntry {
 
 function isDuplicateKey(err: unknown): boolean {
   return (err as { code?: number }).code === 11000;
-}
-
-/**
- * Inserts documents unordered, at most MAX_BULK per command, and returns the indexes (into `docs`) of
- * those whose `_id` already existed. Any other write error is thrown.
- */
-async function insertNew<T extends { _id: string }>(collection: Collection<T>, docs: T[]): Promise<number[]> {
-  const duplicates: number[] = [];
-  for (let from = 0; from < docs.length; from += MAX_BULK) {
-    const slice = docs.slice(from, from + MAX_BULK);
-    try {
-      await collection.insertMany(slice as unknown as Parameters<Collection<T>['insertMany']>[0], {
-        ordered: false,
-      });
-    } catch (err) {
-      const writeErrors = (err as { writeErrors?: unknown }).writeErrors;
-      const list = (Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : []) as {
-        code?: number;
-        index?: number;
-        err?: { code?: number; index?: number };
-      }[];
-      if (list.length === 0) throw err;
-      for (const e of list) {
-        const code = e.code ?? e.err?.code;
-        const index = e.index ?? e.err?.index;
-        if (code !== 11000 || index === undefined) throw err;
-        duplicates.push(from + index);
-      }
-    }
-  }
-  return duplicates;
 }
 
 /**

@@ -36,17 +36,10 @@ describe('adoptOwnedCollections', () => {
     await old.collection('customers').insertOne({ _id: 'not-owned' } as never);
     const progress: number[] = [];
 
-    const moved = await adoptOwnedCollections(
-      client,
-      settings,
-      'ingress',
-      ['comm_reservations', 'absent'],
-      logger,
-      {
-        batchSize: 10,
-        onProgress: (_c, n) => progress.push(n),
-      },
-    );
+    const moved = await adoptOwnedCollections(client, settings, 'ingress', logger, {
+      batchSize: 10,
+      onProgress: (_c, n) => progress.push(n),
+    });
 
     expect(moved).toEqual({ comm_reservations: 25 });
     expect(progress).toEqual([10, 20, 25]);
@@ -56,9 +49,7 @@ describe('adoptOwnedCollections', () => {
     const now = await target.collection('comm_reservations').find({}).sort({ _id: 1 }).toArray();
     expect(now).toEqual([...reservations].sort((a, b) => a._id.localeCompare(b._id)));
 
-    expect(await adoptOwnedCollections(client, settings, 'ingress', ['comm_reservations'], logger)).toEqual(
-      {},
-    );
+    expect(await adoptOwnedCollections(client, settings, 'ingress', logger)).toEqual({});
     expect(await target.collection('comm_reservations').countDocuments()).toBe(25);
   });
 
@@ -68,7 +59,7 @@ describe('adoptOwnedCollections', () => {
       .db(single.MONGODB_DB)
       .collection('callback_queue')
       .insertOne({ _id: 'q' } as never);
-    expect(await adoptOwnedCollections(client, single, 'callback', ['callback_queue'], logger)).toEqual({});
+    expect(await adoptOwnedCollections(client, single, 'callback', logger)).toEqual({});
     expect(await client.db(single.MONGODB_DB).collection('callback_queue').countDocuments()).toBe(1);
     await dropStoreDatabases(client, single);
   });

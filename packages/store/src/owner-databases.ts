@@ -1,5 +1,8 @@
-import { MongoBulkWriteError, type Document, type MongoClient } from 'mongodb';
+import type { Document, MongoClient } from 'mongodb';
 import type { Logger } from '@crs/runtime';
+import { CallbackProgressCollection } from './callback-deliveries';
+import { OwnedCollections } from './collections';
+import { insertNew } from './insert-new';
 import { ownerDbName, type MongoSettings, type StoreOwner } from './mongo';
 
 export interface AdoptOptions {
@@ -9,18 +12,14 @@ export interface AdoptOptions {
   onProgress?: (collection: string, moved: number, total: number) => void;
 }
 
-/** Only duplicate keys: the document is already in the owner's database (an interrupted run). */
-function onlyDuplicates(err: unknown): boolean {
-  if (!(err instanceof MongoBulkWriteError)) return false;
-  const writeErrors = (err as { writeErrors?: unknown }).writeErrors;
-  const list = Array.isArray(writeErrors)
-    ? (writeErrors as { code?: number }[])
-    : [writeErrors as { code?: number }];
-  return list.length > 0 && list.every((e) => e?.code === 11000);
-}
+/** The collections each owner keeps in its own database ({@link ownerDbName}). */
+export const OwnerCollections: Record<StoreOwner, readonly string[]> = {
+  ingress: [OwnedCollections.reservations],
+  callback: [OwnedCollections.deliveries, OwnedCollections.callbackQueue, CallbackProgressCollection],
+};
 
 /**
- * Moves an owner's collections from `MONGODB_DB`, where a release before owner databases kept them, into
+ * Moves an owner's collections ({@link OwnerCollections}) from `MONGODB_DB`, where a release before owner databases kept them, into
  * the owner's own database (docs/decisions/0017), before the service serves anything. Without it an
  * upgrade would forget the communicationNumbers already used (a reused number accepted) and the callbacks
  * still pending (never delivered).
@@ -34,7 +33,6 @@ export async function adoptOwnedCollections(
   client: MongoClient,
   settings: MongoSettings,
   owner: StoreOwner,
-  collections: readonly string[],
   logger: Logger,
   options: AdoptOptions = {},
 ): Promise<Record<string, number>> {
@@ -45,7 +43,7 @@ export async function adoptOwnedCollections(
   const to = client.db(target);
   const batchSize = options.batchSize ?? 1000;
   const existing = new Set((await from.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));
-  for (const name of collections) {
+  for (const name of OwnerCollections[owner]) {
     if (!existing.has(name)) continue;
     const source = from.collection<Document>(name);
     const total = await source.estimatedDocumentCount();
@@ -57,11 +55,7 @@ export async function adoptOwnedCollections(
     let batch: Document[] = [];
     const flush = async () => {
       if (batch.length === 0) return;
-      try {
-        await to.collection<Document>(name).insertMany(batch, { ordered: false });
-      } catch (err) {
-        if (!onlyDuplicates(err)) throw err;
-      }
+      await insertNew(to.collection<Document>(name), batch);
       count += batch.length;
       batch = [];
       options.onProgress?.(name, count, total);

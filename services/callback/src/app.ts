@@ -11,9 +11,7 @@ import {
 import type { CustomerEvent } from '@crs/contracts';
 import { AtLeastOnceConsumer, setUpMessaging } from '@crs/messaging';
 import {
-  CallbackProgressCollection,
   DeliveryStore,
-  OwnedCollections,
   adoptOwnedCollections,
   connectMongo,
   watchMongo,
@@ -65,13 +63,7 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
       client = mongo.client;
       watchdog = watchMongo(mongo, config, logger);
       // Deliveries, queue and progress of a release before owner databases (decision 0017) move first.
-      await adoptOwnedCollections(
-        mongo.client,
-        config,
-        'callback',
-        [OwnedCollections.deliveries, OwnedCollections.callbackQueue, CallbackProgressCollection],
-        logger,
-      );
+      await adoptOwnedCollections(mongo.client, config, 'callback', logger);
       const store = new DeliveryStore(mongo.ownDb('callback'));
       await store.ensureIndexes();
       const restored = await store.restoreQueue();

@@ -16,7 +16,6 @@ import { ErrorCodes, buildOpenApi, createValidators } from '@crs/contracts';
 import { createTokenVerifier } from '@crs/auth';
 import { DurablePublisher, buildAsyncApi, setUpMessaging } from '@crs/messaging';
 import {
-  OwnedCollections,
   ProjectionCatalog,
   adoptOwnedCollections,
   connectMongo,
@@ -213,7 +212,7 @@ export function buildIngress(
       mongo = client;
       watchdog = watchMongo({ client, db }, config, logger);
       // Reservations of a release before owner databases (decision 0017) move before any request is served.
-      await adoptOwnedCollections(client, config, 'ingress', [OwnedCollections.reservations], logger);
+      await adoptOwnedCollections(client, config, 'ingress', logger);
       const classifiers = new ClassifierStore(db, config.CLASSIFIER_CACHE_MS);
       await classifiers.ensureIndexes();
       if (config.SEED_DEMO_CLASSIFIERS) {
