@@ -72,6 +72,21 @@ async function ensureKeys() {
   };
 }
 
+/**
+ * The key-encryption key set of personal data (docs/privacy.md), made once per checkout, mode 0600,
+ * never committed. Losing it erases every customer of the local stack, like losing the real one would.
+ */
+function ensureKeks() {
+  const file = process.env.PRIVACY_KEK_FILE || path.join(LOCAL, 'privacy', 'keks.json');
+  if (!fs.existsSync(file)) {
+    const { KeyEncryptionKeys } = require(path.join(ROOT, 'packages/privacy/dist/index.js'));
+    const id = `kek-local-${new Date().toISOString().slice(0, 10).replace(/-/g, '')}`;
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(file, JSON.stringify(KeyEncryptionKeys.generateDocument(id)), { mode: 0o600 });
+  }
+  return file;
+}
+
 function defaultCallbackConfig() {
   const file = path.join(LOCAL, 'callbacks.json');
   if (!fs.existsSync(file)) {
@@ -107,6 +122,7 @@ async function baseEnv(overrides = {}) {
     CALLBACK_SIGNING_KEY_FILE: keys.callbackKeyFile,
     RECEIVER_JWKS_FILE: keys.callbackJwksFile,
     CALLBACK_CONFIG_FILE: process.env.CALLBACK_CONFIG_FILE || defaultCallbackConfig(),
+    PRIVACY_KEK_FILE: ensureKeks(),
     CRS_SHARED_DATA: process.env.CRS_SHARED_DATA || path.resolve(ROOT, '..', 'shared', 'data'),
     ...overrides,
   };

@@ -76,7 +76,17 @@ describe('customer flow end to end', () => {
       entityType: 'INDIVIDUAL',
       simplified: false,
     });
-    expect(doc.data).toMatchObject({ firstName: 'Ann', lastName: 'Example', communicationNumber: comm });
+    // docs/privacy.md: the read model holds personal fields encrypted; the read API decrypts them.
+    expect(doc.data).toMatchObject({
+      firstName: expect.stringMatching(/^crs:enc:1:/),
+      lastName: expect.stringMatching(/^crs:enc:1:/),
+      communicationNumber: comm,
+    });
+    const read = await get(`/api/customers/DEMO/${extId}`);
+    expect((await read.json()) as unknown).toMatchObject({
+      customer: { firstName: 'Ann', lastName: 'Example', communicationNumber: comm },
+      personalDataErased: false,
+    });
 
     const callbacks = await eventually(
       async () => {

@@ -107,6 +107,8 @@ expect_refusal "an HPA maxReplicas above the partition count" \
 expect_refusal "an unknown value (schema)" 'replicas: 3' "additional properties"
 expect_refusal "an unknown SASL mechanism (schema)" 'kafka: {sasl: {mechanism: gssapi}}' "value must be one of"
 expect_refusal "an ingress without token keys" 'auth: {jwks: {url: ""}}' "auth.jwks"
+expect_refusal "personal data without a key-encryption key set" \
+  'privacy: {kek: {existingSecret: ""}}' "privacy.kek.existingSecret"
 expect_refusal "a grace period shorter than the shutdown timeout" \
   'services: {customer: {terminationGracePeriodSeconds: 10}}' "terminationGracePeriodSeconds"
 expect_refusal "per-service Kafka principals without a SCRAM mechanism" \

@@ -79,6 +79,8 @@ describe('Scopes', () => {
       'screening:decide',
       'risk:override',
       'callbacks:redeliver',
+      'customers:erase',
+      'customers:erase:override',
     ]);
     expect(isScope('customers:read')).toBe(true);
     expect(isScope('admin')).toBe(false);

@@ -8,6 +8,8 @@ export const Scopes = [
   'screening:decide',
   'risk:override',
   'callbacks:redeliver',
+  'customers:erase',
+  'customers:erase:override',
 ] as const;
 
 export type Scope = (typeof Scopes)[number];

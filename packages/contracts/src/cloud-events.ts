@@ -11,6 +11,7 @@ export const CloudEventTypes = {
   screeningPending: 'com.crs.screening.pending',
   importRejected: 'com.crs.customer.import.rejected',
   customerUpdated: 'com.crs.customer.updated',
+  personalDataErased: 'com.crs.customer.personal-data.erased',
 } as const;
 
 export interface StoredEventLike {
@@ -51,6 +52,8 @@ export function cloudEventTypeOf(type: string, data: Record<string, unknown>): s
     case 'CustomerUpdated':
     case 'CustomerStatusChanged':
       return CloudEventTypes.customerUpdated;
+    case 'PersonalDataErased':
+      return CloudEventTypes.personalDataErased;
     default:
       return undefined;
   }

@@ -38,6 +38,10 @@ export const ErrorCodes = {
   /** A screening decision names a hit the customer's last screening of that list did not produce. */
   ScreeningHitNotFound: 'SCREENING_HIT_NOT_FOUND',
   InternalError: 'INTERNAL_ERROR',
+  /** docs/privacy.md: an erasure while the relationship is open or its retention period runs. */
+  RetentionHold: 'RETENTION_HOLD',
+  /** docs/privacy.md: a record encrypted with a key erased meanwhile (a cached key): send it again. */
+  PersonalDataKeyErased: 'PERSONAL_DATA_KEY_ERASED',
 } as const;
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
 

@@ -18,6 +18,7 @@ export const CustomerEventTypes = [
   'ScreeningCompleted',
   'ScreeningHitDecided',
   'CustomerCommandRejected',
+  'PersonalDataErased',
 ] as const;
 export type CustomerEventType = (typeof CustomerEventTypes)[number];
 
@@ -30,6 +31,7 @@ export const CustomerCommandTypes = [
   'RequestReevaluation',
   'RecordRescreeningResult',
   'RecordScreeningDecision',
+  'ErasePersonalData',
 ] as const;
 export type CustomerCommandType = (typeof CustomerCommandTypes)[number];
 
@@ -142,6 +144,17 @@ export interface CustomerEventData {
     errorDescription: string;
     field?: string;
   };
+  /** docs/privacy.md: the data key generation keyId was erased; who, why and under which rule. */
+  PersonalDataErased: {
+    reason: string;
+    erasedBy: string;
+    override: boolean;
+    retentionYears: number;
+    source: 'API' | 'RETENTION_JOB';
+    keyId?: string;
+    relationshipEndedAt?: string | null;
+    holdUntil: string | null;
+  };
 }
 
 /** Command data by type (mirrors schemas/commands/*.v1.schema.json `data`). */
@@ -167,6 +180,14 @@ export interface CustomerCommandData {
   };
   /** A reviewer's decision on one hit, reported by the screening service (schemas/commands/record-screening-decision). */
   RecordScreeningDecision: ScreeningHitDecisionData;
+  /** docs/privacy.md: erase the customer's personal data (the erasure API or the retention job). */
+  ErasePersonalData: {
+    reason: string;
+    requestedBy: string;
+    override: boolean;
+    retentionYears: number;
+    source: 'API' | 'RETENTION_JOB';
+  };
 }
 
 export interface EventEnvelope<T extends string = string, D = unknown> {

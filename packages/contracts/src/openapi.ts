@@ -13,6 +13,9 @@ export const Scopes = {
   'screening:decide': 'Resolve pending screening matches.',
   'risk:override': 'Override the risk level of an assessment.',
   'callbacks:redeliver': 'Resend callbacks.',
+  'customers:erase': "Erase a customer's personal data once its retention period is over.",
+  'customers:erase:override':
+    "Erase a customer's personal data while a retention hold applies (with customers:erase).",
 } as const;
 export type Scope = keyof typeof Scopes;
 
@@ -297,6 +300,82 @@ export function buildOpenApi(): Json {
             '400': json(ref('ErrorBody'), 'A path parameter over 255 characters (V001).'),
             '404': json(ref('ErrorBody'), 'Unknown customer (NOT_FOUND).'),
             ...readErrors,
+          },
+        },
+      },
+      '/api/customers/{businessUnit}/{customerExtId}/personal-data': {
+        delete: {
+          operationId: 'erasePersonalData',
+          summary: "Erase a customer's personal data (crypto-shredding: docs/privacy.md)",
+          description:
+            "Deletes the customer's data key, so every encrypted personal value of it, in every copy of the event log, reads as erased (null) from then on. Refused with 409 RETENTION_HOLD while the relationship is open or ended less than the business unit's retention period ago (default 5 years), unless the token also has customers:erase:override. Recorded as a PersonalDataErased event (who, when, why). Idempotent: an erased customer answers 200 ALREADY_ERASED.",
+          tags: ['customers'],
+          security: secured('customers:erase'),
+          parameters: [
+            pathParam('businessUnit', 'Business unit identifier.'),
+            pathParam('customerExtId', 'External customer identifier.'),
+            query(
+              'reason',
+              false,
+              'Why the data is erased (or `reason` in a JSON body); 1..2000 characters.',
+              {
+                type: 'string',
+                minLength: 1,
+                maxLength: 2000,
+              },
+            ),
+          ],
+          requestBody: {
+            required: false,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: { reason: { type: 'string', minLength: 1, maxLength: 2000 } },
+                },
+              },
+            },
+          },
+          responses: {
+            '202': json(
+              {
+                type: 'object',
+                required: ['resultType', 'businessUnit', 'customerExtId', 'commandId', 'communicationNumber'],
+                properties: {
+                  resultType: { const: 'REQUEST_ACCEPTED' },
+                  businessUnit: { type: 'string' },
+                  customerExtId: { type: 'string' },
+                  commandId: { type: 'string' },
+                  communicationNumber: {
+                    type: 'string',
+                    description: 'erasure-<uuid>: the pull endpoint and callbacks carry it',
+                  },
+                  override: { type: 'boolean', description: 'a retention hold applied and was overridden' },
+                  holdUntil: { type: ['string', 'null'] },
+                },
+              },
+              'Accepted: the customer decider records PersonalDataErased and the key is deleted moments later.',
+            ),
+            '200': json(
+              {
+                type: 'object',
+                required: ['resultType', 'businessUnit', 'customerExtId'],
+                properties: {
+                  resultType: { const: 'ALREADY_ERASED' },
+                  businessUnit: { type: 'string' },
+                  customerExtId: { type: 'string' },
+                  erasedAt: { type: ['string', 'null'] },
+                },
+              },
+              'The personal data was erased before: nothing more to do.',
+            ),
+            '400': json(ref('ErrorBody'), 'No reason, or a path parameter over 255 characters (V001).'),
+            '404': json(ref('ErrorBody'), 'Unknown customer (NOT_FOUND).'),
+            '409': json(
+              ref('ErrorBody'),
+              'A retention hold applies (RETENTION_HOLD, with the date it ends).',
+            ),
+            ...commonErrors,
           },
         },
       },

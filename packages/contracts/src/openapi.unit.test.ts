@@ -55,7 +55,7 @@ describe('buildOpenApi', () => {
       }
     }
     expect(new Set(ids).size).toBe(ids.length);
-    expect(ids).toHaveLength(23);
+    expect(ids).toHaveLength(24);
   });
 
   it('covers the interface endpoints with their spec bodies', () => {

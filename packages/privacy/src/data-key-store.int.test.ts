@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient, type Db } from 'mongodb';
-import { DataKeyStore, type RotationReport } from './data-key-store';
+import { DataKeyStore, eraseDataKey, type RotationReport } from './data-key-store';
+import { CustomerPrivacy } from './customer-privacy';
 import { DataKeyUnwrapError } from './errors';
 import { KeyEncryptionKeys } from './key-encryption-keys';
 import { PersonalDataCipher } from './personal-data';
@@ -131,5 +132,65 @@ describe('DataKeyStore (data_keys on the real store)', () => {
       keks: KeyEncryptionKeys.fromDocument(KeyEncryptionKeys.generateDocument('kek-9')),
     });
     await expect(other.currentKey('BU1:C-1')).rejects.toBeInstanceOf(DataKeyUnwrapError);
+  });
+
+  it('creates the keys of a batch with one insert, and reads the keys customers already have', async () => {
+    const other = new DataKeyStore({ db, keks });
+    const existing = await other.keyFor('BU1:OLD');
+    const store = new DataKeyStore({ db, keks });
+    const ids = ['BU1:OLD', ...Array.from({ length: 300 }, (_, i) => `BU1:N-${i}`), 'BU1:N-1'];
+    const keys = await store.keysFor(ids);
+    expect(keys.size).toBe(301);
+    expect(keys.get('BU1:OLD')).toEqual(existing);
+    expect(await db.collection('data_keys').countDocuments({})).toBe(301);
+    // Another process reads the same keys the batch created.
+    expect((await other.currentKey('BU1:N-7'))?.keyId).toBe(keys.get('BU1:N-7')!.keyId);
+    // Concurrent batches over the same customers agree on one key each.
+    const [a, b] = await Promise.all([
+      new DataKeyStore({ db, keks }).keysFor(['BU1:X', 'BU1:Y']),
+      new DataKeyStore({ db, keks }).keysFor(['BU1:Y', 'BU1:X']),
+    ]);
+    expect(a.get('BU1:X')).toEqual(b.get('BU1:X'));
+    expect(a.get('BU1:Y')).toEqual(b.get('BU1:Y'));
+  });
+
+  it('erases only the named key generation: a replayed erasure leaves a later relationship key alone', async () => {
+    const store = new DataKeyStore({ db, keks, cache: { maxEntries: 0 } });
+    const first = await store.keyFor('BU1:C-5');
+    expect(await eraseDataKey(db, 'BU1:C-5', first.keyId)).toBe(true);
+    const second = await store.keyFor('BU1:C-5');
+    expect(second.keyId).not.toBe(first.keyId);
+    expect(await eraseDataKey(db, 'BU1:C-5', first.keyId)).toBe(false);
+    expect((await store.currentKey('BU1:C-5'))?.keyId).toBe(second.keyId);
+  });
+
+  it('CustomerPrivacy: encrypted customers and hits read back; after erasure they read as null, flagged erased', async () => {
+    const privacy = CustomerPrivacy.withKeys(new DataKeyStore({ db, keks, cache: { maxEntries: 0 } }));
+    const [customer] = await privacy.encryptCustomers([
+      { streamId: 'BU1:C-6', customer: { customerExtId: 'C-6', firstName: 'Ona', birthDate: '1970-01-02' } },
+    ]);
+    expect(customer!.firstName).toMatch(/^crs:enc:1:/);
+    const hits = await privacy.encryptHits('BU1:C-6', [
+      { entryId: '9', matchedName: 'ONA X', names: ['ONA X'], score: 1 },
+    ]);
+    const data = { requestId: 'r', customer, hits };
+    expect((await privacy.revealEventData('BU1:C-6', data)).data).toEqual({
+      requestId: 'r',
+      customer: { customerExtId: 'C-6', firstName: 'Ona', birthDate: '1970-01-02' },
+      hits: [{ entryId: '9', matchedName: 'ONA X', names: ['ONA X'], score: 1 }],
+    });
+    await privacy.erase('BU1:C-6', undefined);
+    expect(await privacy.revealEventData('BU1:C-6', data)).toEqual({
+      erased: true,
+      data: {
+        requestId: 'r',
+        customer: { customerExtId: 'C-6', firstName: null, birthDate: null },
+        hits: [{ entryId: '9', matchedName: null, names: [null], score: 1 }],
+      },
+    });
+    // A process without the key set refuses ciphertext rather than passing it on as a name.
+    await expect(CustomerPrivacy.disabled().decrypt('BU1:C-6', customer)).rejects.toMatchObject({
+      code: 'PRIVACY_KEYS_MISSING',
+    });
   });
 });

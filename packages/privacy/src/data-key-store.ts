@@ -87,6 +87,51 @@ export class DataKeyStore implements DataKeySource {
     return created;
   }
 
+  /**
+   * The keys of many customers at once, creating those that have none (a batch import): the cached ones
+   * from memory, the others with one unordered `insertMany` of fresh keys; a customer that already has a
+   * key (E11000) is read by `_id`. One round trip for a batch of new customers instead of one per customer.
+   */
+  async keysFor(streamIds: readonly string[]): Promise<Map<string, DataKey>> {
+    const out = new Map<string, DataKey>();
+    const fresh = new Map<string, { doc: DataKeyDocument; key: DataKey }>();
+    for (const streamId of new Set(streamIds)) {
+      const cached = this.cache.get(streamId);
+      if (cached) {
+        out.set(streamId, cached);
+        continue;
+      }
+      const key = randomBytes(32);
+      const keyId = b64u(randomBytes(9));
+      fresh.set(streamId, {
+        doc: { _id: streamId, keyId, ...this.keks.wrap(streamId, keyId, key), createdAt: this.clock() },
+        key: { keyId, key },
+      });
+    }
+    if (fresh.size === 0) return out;
+    const docs = [...fresh.values()].map((f) => f.doc);
+    const taken = new Set<number>();
+    try {
+      await this.keys.insertMany(docs, { ordered: false });
+    } catch (err) {
+      const writeErrors = (err as { writeErrors?: { index: number; code?: number }[] }).writeErrors;
+      if (!Array.isArray(writeErrors) || writeErrors.some((we) => we.code !== DUPLICATE_KEY)) throw err;
+      for (const we of writeErrors) taken.add(we.index);
+    }
+    await Promise.all(
+      docs.map(async (doc, index) => {
+        if (taken.has(index)) {
+          out.set(doc._id, await this.keyFor(doc._id));
+          return;
+        }
+        const created = fresh.get(doc._id)!.key;
+        this.cache.set(doc._id, created);
+        out.set(doc._id, created);
+      }),
+    );
+    return out;
+  }
+
   async currentKey(streamId: string): Promise<DataKey | undefined> {
     const cached = this.cache.get(streamId);
     if (cached) return cached;
@@ -105,6 +150,17 @@ export class DataKeyStore implements DataKeySource {
     const doc = await this.keys.findOneAndDelete({ _id: streamId });
     this.cache.drop(streamId);
     return doc ? { erased: true, keyId: doc.keyId } : { erased: false };
+  }
+
+  /**
+   * Erases the key only if it is still the generation `keyId` (an erasure recorded in the log, applied
+   * again by a replay or a redelivery, must not erase the key of a later relationship).
+   */
+  async eraseGeneration(streamId: string, keyId: string): Promise<{ erased: boolean }> {
+    this.cache.drop(streamId);
+    const doc = await this.keys.findOneAndDelete({ _id: streamId, keyId });
+    this.cache.drop(streamId);
+    return { erased: doc !== null };
   }
 
   /** Drops every cached key (tests, and a process that learns of erasures it did not make). */
@@ -214,4 +270,20 @@ export class DataKeyStore implements DataKeySource {
 function report(kek: string, p: RotationProgress): RotationReport {
   const { _id: _omit, ...rest } = p;
   return { kek, ...rest, done: p.finishedAt !== null };
+}
+
+/**
+ * Deletes a customer's data key without the key set (the projector applies recorded erasures this way:
+ * docs/privacy.md). Only the generation `keyId` when given, so an erasure applied again (redelivery,
+ * replay) never takes the key of a later relationship. Idempotent.
+ */
+export async function eraseDataKey(
+  db: Db,
+  streamId: string,
+  keyId: string | undefined,
+  collection = 'data_keys',
+): Promise<boolean> {
+  const keys = db.collection<DataKeyDocument>(collection);
+  const doc = await keys.findOneAndDelete(keyId === undefined ? { _id: streamId } : { _id: streamId, keyId });
+  return doc !== null;
 }

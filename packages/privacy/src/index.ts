@@ -8,3 +8,5 @@ export * from './memory-data-key-source';
 export * from './personal-data';
 export * from './personal-fields';
 export * from './config';
+export * from './customer-privacy';
+export * from './retention';

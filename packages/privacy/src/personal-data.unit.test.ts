@@ -125,7 +125,16 @@ describe('encryptFields / decryptFields', () => {
       entryId: 'E-1',
       matchedName: 'Anna Kowalczyk',
       names: ['Anna Kowalczyk', 'Anna Kovalchuk'],
-      explanation: { query: 'anna kowalczyk' },
+      explanation: {
+        matchedName: 'Anna Kowalczyk',
+        queryTokens: ['anna', 'kowalczyk'],
+        candidateTokens: ['anna', 'kowalczyk'],
+        tokenPairs: [{ query: 'kowalczyk', candidate: 'kowalczyk', similarity: 1 }],
+        nameScore: 1,
+        qualifiers: [
+          { kind: 'BIRTH_DATE', outcome: 'MATCH', delta: 0.05, detail: '1980-02-03 = 1980-02-03' },
+        ],
+      },
       score: 0.97,
     };
     const encrypted = await cipher.encryptFields(
@@ -133,8 +142,12 @@ describe('encryptFields / decryptFields', () => {
       { hits: [hit] },
       ScreeningHitPersonalFields.map((f) => `hits[].${f}`),
     );
-    expect(JSON.stringify(encrypted)).not.toMatch(/anna kowalczyk|Anna Kov/i);
+    expect(JSON.stringify(encrypted)).not.toMatch(/kowalczyk|Anna Kov|1980/i);
     expect(encrypted.hits[0]).toMatchObject({ list: 'SANCTIONS', entryId: 'E-1', score: 0.97 });
+    // Every field keeps its registered type: strings stay strings, arrays of strings stay arrays.
+    expect(encrypted.hits[0]!.names).toHaveLength(2);
+    expect(encrypted.hits[0]!.explanation.tokenPairs[0]).toMatchObject({ similarity: 1 });
+    expect(encrypted.hits[0]!.explanation.qualifiers[0]).toMatchObject({ kind: 'BIRTH_DATE', delta: 0.05 });
     expect((await cipher.decryptFields(STREAM, encrypted)).record).toEqual({ hits: [hit] });
 
     const each = await cipher.encryptFields(STREAM, { names: ['a', 'b'] }, ['names[]']);

@@ -26,9 +26,21 @@ export const CustomerPersonalFields: readonly string[] = [
 /**
  * Relative to one screening hit (`data.hits[]` of ScreeningCompleted, RecordScreeningResult and
  * RecordRescreeningResult): the list entry's names next to the customer's id reveal the customer's name,
- * and the explanation holds the customer's normalised name.
+ * and the explanation holds the customer's name words, readings and birth date. Each string is encrypted
+ * on its own, so every field keeps its registered type (a string stays a string, an array of strings
+ * an array of strings): the registry's compatibility rule accepts the hits unchanged.
  */
-export const ScreeningHitPersonalFields: readonly string[] = ['matchedName', 'names', 'explanation'];
+export const ScreeningHitPersonalFields: readonly string[] = [
+  'matchedName',
+  'names[]',
+  'explanation.matchedName',
+  'explanation.queryTokens[]',
+  'explanation.candidateTokens[]',
+  'explanation.tokenPairs[].query',
+  'explanation.tokenPairs[].candidate',
+  'explanation.qualifiers[].detail',
+  'explanation.reading.name',
+];
 
 /** The stream id of a customer, the unit of keys and erasure: `<businessUnit>:<customerExtId>`. */
 export function customerStreamId(businessUnit: string, customerExtId: string): string {

@@ -192,13 +192,13 @@ function assessSubject(
   };
 }
 
+/**
+ * How an explanation names a related entity: an organisation by its title; a person never by name
+ * (docs/privacy.md): assessments are stored and sent in plain, so a person is named by the key
+ * (`extId`, or the position) the record gives it.
+ */
 function displayName(record: SubjectRecord): string | undefined {
-  const title = asText(record.title);
-  if (title !== undefined) return title;
-  const name = [asText(record.firstName), asText(record.lastName)]
-    .filter((part) => part !== undefined)
-    .join(' ');
-  return name === '' ? undefined : name;
+  return asText(record.title);
 }
 
 /**

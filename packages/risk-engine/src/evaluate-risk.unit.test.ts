@@ -266,7 +266,11 @@ describe('evaluateRisk: related entities', () => {
     ]);
     expect(owner?.factors.map((factor) => factor.id)).toContain('REGISTRATION_COUNTRY');
     expect(owner?.factors.map((factor) => factor.id)).not.toContain('OWNERSHIP_STRUCTURE');
-    expect(director).toMatchObject({ key: '#0', relationType: 'DIRECTOR', name: 'Jonas Jonaitis' });
+    // docs/privacy.md: a person is named by key, never by name, in an assessment.
+    expect(director).toMatchObject({ key: '#0', relationType: 'DIRECTOR' });
+    expect(director).not.toHaveProperty('name');
+    expect(JSON.stringify(assessment)).not.toContain('Jonaitis');
+    expect(owner).toMatchObject({ relationType: 'OWNER', name: 'Holdco' });
   });
 
   it('takes the highest related risk, weighted by share', () => {
@@ -296,7 +300,7 @@ describe('evaluateRisk: related entities', () => {
     expect(factorOf(withPepOwner(12.5), 'RELATED_ENTITIES').score).toBe(40);
     expect(factorOf(withPepOwner(1), 'RELATED_ENTITIES').score).toBe(40);
     expect(factorOf(withPepOwner(undefined), 'RELATED_ENTITIES').explanation).toBe(
-      'highest related entity: OWNER P Q at HIGH x share weight 1.00 = 80.00',
+      'highest related entity: OWNER p1 at HIGH x share weight 1.00 = 80.00',
     );
   });
 

@@ -11,12 +11,13 @@ export interface MongoSettings {
 /**
  * Services whose own collections are written on a hot path and live in a database of their own,
  * `<MONGODB_DB>_<owner>`: the ingress (`comm_reservations`) and the callback service (`callback_deliveries`,
- * `callback_queue`, `callback_progress`). FerretDB on SQLite keeps one file, and so one writer, per
+ * `callback_queue`, `callback_progress`), and the key store of personal data (`data_keys`, written by the
+ * ingress for every new customer: docs/privacy.md). FerretDB on SQLite keeps one file, and so one writer, per
  * database: a reservation insert no longer waits behind the projector's bulk writes of 500 documents
  * (docs/decisions/0017). On MongoDB it is the usual database per service. `MONGODB_OWNER_DATABASES=false`
  * keeps everything in `MONGODB_DB` (a user granted one database only).
  */
-export const StoreOwners = ['ingress', 'callback'] as const;
+export const StoreOwners = ['ingress', 'callback', 'keys'] as const;
 export type StoreOwner = (typeof StoreOwners)[number];
 
 export function ownerDbName(settings: MongoSettings, owner: StoreOwner): string {

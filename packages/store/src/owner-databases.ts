@@ -16,6 +16,7 @@ export interface AdoptOptions {
 export const OwnerCollections: Record<StoreOwner, readonly string[]> = {
   ingress: [OwnedCollections.reservations],
   callback: [OwnedCollections.deliveries, OwnedCollections.callbackQueue, CallbackProgressCollection],
+  keys: ['data_keys', 'data_key_rotations'],
 };
 
 /**

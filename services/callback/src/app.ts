@@ -20,6 +20,7 @@ import {
 import { BatchDelivery } from './batch-delivery';
 import { createCallbackMetrics } from './callback-metrics';
 import { CallbackSender } from './callback-sender';
+import { CustomerPrivacy } from '@crs/privacy';
 import { deliveriesOf } from './deliveries-of';
 import { DeliverySlots } from './delivery-slots';
 import { Dispatcher } from './dispatcher';
@@ -65,6 +66,8 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
       // Deliveries, queue and progress of a release before owner databases (decision 0017) move first.
       await adoptOwnedCollections(mongo.client, config, 'callback', logger);
       const store = new DeliveryStore(mongo.ownDb('callback'));
+      // docs/privacy.md: queued payloads stay encrypted; they are decrypted for each request only.
+      const privacy = CustomerPrivacy.fromConfig(config, mongo.ownDb('keys'), config.PRIVACY_REQUIRED);
       await store.ensureIndexes();
       const restored = await store.restoreQueue();
       if (restored > 0) logger.info({ restored }, 'pending callbacks put back in the queue');
@@ -76,6 +79,13 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
         metrics: deliveryMetrics,
         clock,
         currentUrl: (endpointId, businessUnit) => currentUrlOf(routing, endpointId, businessUnit),
+        reveal: async (d) => {
+          const r = await privacy.revealEventData(
+            `${d.businessUnit}:${d.cloudEvent.subject}`,
+            d.cloudEvent.data,
+          );
+          return r.erased ? { ...r.data, personalDataErased: true } : r.data;
+        },
       });
       const slots = new DeliverySlots(
         config.CALLBACK_CONCURRENCY,

@@ -47,17 +47,23 @@ export class CallbackSender {
       clock: () => Date;
       /** The endpoint's URL in the current routing; a delivery keeps its queued URL when this gives none. */
       currentUrl?: (endpointId: string, businessUnit: string) => string | undefined;
+      /**
+       * The data as the receiver gets it: queued payloads keep personal fields encrypted, and they are
+       * decrypted only here, for the request (docs/privacy.md); erased values go out as null.
+       */
+      reveal?: (d: Sendable) => Promise<Record<string, unknown>>;
     },
   ) {}
 
   async send(d: Sendable): Promise<SentAttempt> {
     const ce = d.cloudEvent;
-    const body = JSON.stringify(ce.data);
     const started = process.hrtime.bigint();
     const at = this.opts.clock();
     let status: number | null = null;
     let error: string | undefined;
     try {
+      // A key store that does not answer fails this attempt like a receiver that does not: retried later.
+      const body = JSON.stringify(this.opts.reveal ? await this.opts.reveal(d) : ce.data);
       const signature = await signCallback({
         privateJwk: this.opts.signingKey,
         body,

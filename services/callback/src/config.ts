@@ -1,8 +1,10 @@
 import { commonConfigSpec, loadConfig, mongoConfigSpec, num, str } from '@crs/runtime';
+import { privacyConfigSpec } from '@crs/privacy';
 
 const spec = {
   ...commonConfigSpec,
   ...mongoConfigSpec,
+  ...privacyConfigSpec,
   HEALTH_PORT: num({ default: 9103 }),
   CONSUMER_GROUP: str({ default: 'callback' }),
   CALLBACK_CONFIG_FILE: str({ default: '', desc: 'JSON file with the endpoints per business unit' }),

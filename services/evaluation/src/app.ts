@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { MongoClient } from 'mongodb';
+import { CustomerPrivacy } from '@crs/privacy';
 import {
   Counter,
   Gauge,
@@ -27,6 +28,7 @@ import { matrixOfActivation } from './domain/matrix-activation';
 import { assessmentCommandId } from './domain/message-ids';
 import { ReevaluationJobs } from './reevaluation-jobs';
 import { OverrideExpiryScanner } from './override-expiry-scanner';
+import { RetentionJob, retentionMetrics } from './retention-job';
 import type { EvaluationConfig } from './config';
 
 export interface EvaluationService {
@@ -41,7 +43,8 @@ export interface EvaluationService {
  * transaction that commits the consumed offsets. The active matrices are the bundled ones plus every
  * RiskMatrixActivated on the matrix topic, read from its beginning at start and followed live; a live
  * activation starts a background re-evaluation of the customers the matrix serves. A periodic scan
- * answers expired overrides with a re-evaluation.
+ * answers expired overrides with a re-evaluation, and the retention job asks for the erasure of customers
+ * past their retention period (docs/privacy.md).
  */
 export function buildEvaluationService(
   config: EvaluationConfig,
@@ -85,6 +88,7 @@ export function buildEvaluationService(
     help: 'Matrices in the active set',
     registers: [metrics],
   });
+  const retentionCounters = retentionMetrics(metrics);
 
   let matrices: MatrixSet = matrixSetOf(loadBundledMatrices());
   activeMatrices.set(matrices.size);
@@ -99,7 +103,9 @@ export function buildEvaluationService(
   let publisher: DurablePublisher | undefined;
   let jobs: ReevaluationJobs | undefined;
   let scanner: OverrideExpiryScanner | undefined;
+  let retention: RetentionJob | undefined;
   let commandsTopic = '';
+  let privacy: CustomerPrivacy | undefined;
   const noMatrixLevel = (config.NO_MATRIX_LEVEL || undefined) as RiskLevel | undefined;
 
   const applyActivation = (activation: RiskMatrixActivated) => {
@@ -132,11 +138,29 @@ export function buildEvaluationService(
     const out: OutgoingMessage[] = [];
     const now = clock();
     const today = now.toISOString().slice(0, 10);
-    for (const m of messages) {
+    // docs/privacy.md: the record's personal fields are decrypted in memory only, for the evaluation.
+    const revealed = await Promise.all(
+      messages.map((m) =>
+        m.value.type === 'RiskEvaluationRequested' && m.value.data.customer
+          ? privacy!.decrypt(m.value.streamId, m.value.data.customer)
+          : undefined,
+      ),
+    );
+    for (const [i, m] of messages.entries()) {
       const event = m.value;
       if (event.type !== 'RiskEvaluationRequested') continue;
+      const plain = revealed[i];
+      if (plain?.erased) {
+        // Erased meanwhile: an evaluation of nulls would be wrong, and nobody needs one any more.
+        logger.info(
+          { streamId: event.streamId, eventId: event.eventId },
+          'customer not evaluated: personal data erased',
+        );
+        continue;
+      }
       const started = process.hrtime.bigint();
-      const outcome = assessRequest(event.data, event.businessUnit, matrices, {
+      const data = plain ? { ...event.data, customer: plain.record } : event.data;
+      const outcome = assessRequest(data, event.businessUnit, matrices, {
         today,
         ...(noMatrixLevel ? { noMatrixLevel } : {}),
       });
@@ -184,8 +208,9 @@ export function buildEvaluationService(
         port: config.HEALTH_PORT,
         host: config.HEALTH_HOST,
       });
-      const { client, db } = await connectMongo(config, metrics);
+      const { client, db, ownDb } = await connectMongo(config, metrics);
       mongo = client;
+      privacy = CustomerPrivacy.fromConfig(config, ownDb('keys'), config.PRIVACY_REQUIRED);
       watchdog = watchMongo({ client, db }, config, logger);
       const { kafka, serde, topics, prefix } = await setUpMessaging(config, 'evaluation', logger);
       commandsTopic = topics.customerCommands;
@@ -255,9 +280,31 @@ export function buildEvaluationService(
         clock,
       });
       scanner.start();
+      if (privacy.enabled) {
+        retention = new RetentionJob({
+          db,
+          catalog,
+          publisher,
+          commandsTopic,
+          logger,
+          metrics: retentionCounters,
+          policy: config.retention,
+          periodMs: config.PRIVACY_RETENTION_SCAN_MS,
+          maxCustomers: config.PRIVACY_RETENTION_MAX_PER_RUN,
+          chunkSize: config.PRIVACY_RETENTION_CHUNK,
+          pauseMs: config.REEVALUATION_CHUNK_PAUSE_MS,
+          leaseMs: config.REEVALUATION_LEASE_MS,
+          clock,
+        });
+        retention.start();
+      } else if (config.PRIVACY_RETENTION_SCAN_MS > 0) {
+        // As the erasure API answers 503: without encryption no key deletion can reach the plaintext.
+        logger.warn('retention job off: erasure needs encryption (PRIVACY_KEK_FILE)');
+      }
       health.markStarted();
     },
     async stop() {
+      await retention?.stop();
       await scanner?.stop();
       await jobs?.stop();
       await processor?.stop();

@@ -14,7 +14,8 @@ import {
 } from '@crs/runtime';
 import { ErrorCodes, buildOpenApi, createValidators } from '@crs/contracts';
 import { createTokenVerifier } from '@crs/auth';
-import { DurablePublisher, buildAsyncApi, setUpMessaging } from '@crs/messaging';
+import { DurablePublisher, buildAsyncApi, setUpMessaging, streamKey } from '@crs/messaging';
+import { CustomerPrivacy } from '@crs/privacy';
 import {
   ProjectionCatalog,
   adoptOwnedCollections,
@@ -32,7 +33,9 @@ import { classifierRoutes } from './routes/classifier-routes';
 import { callbackRoutes } from './routes/callback-routes';
 import { screeningProxy } from './routes/screening-proxy';
 import { riskRoutes } from './routes/risk-routes';
+import { privacyRoutes } from './routes/privacy-routes';
 import { errorMiddleware } from './http/error-middleware';
+import { auditLog } from './http/audit';
 import { apiDocsRoutes } from './http/api-docs';
 import { ApiError, ResourceNotFoundError } from './http/api-error';
 import type { IngressConfig } from './config';
@@ -88,6 +91,7 @@ export function buildIngress(
     verifier: ReturnType<typeof createTokenVerifier>;
     /** The callback service's database: its delivery log and queue (read and redelivery routes). */
     callbackDb: Db;
+    privacy: CustomerPrivacy;
   }): Express => {
     const app = express();
     app.disable('x-powered-by');
@@ -146,6 +150,8 @@ export function buildIngress(
           }),
       }),
     );
+    // Before the media-type check and the JSON parser, so requests they refuse are audited too.
+    if (config.AUDIT_LOG) app.use(auditLog({ logger, verifier: deps.verifier }));
     app.use((req, _res, next) => {
       if (
         (req.method === 'POST' || req.method === 'PUT') &&
@@ -170,7 +176,18 @@ export function buildIngress(
       }),
     );
     app.use(classifierRoutes({ verifier: deps.verifier, classifiers: deps.classifiers }));
-    app.use(readRoutes({ verifier: deps.verifier, catalog: deps.catalog }));
+    app.use(readRoutes({ verifier: deps.verifier, catalog: deps.catalog, privacy: deps.privacy }));
+    app.use(
+      privacyRoutes({
+        verifier: deps.verifier,
+        catalog: deps.catalog,
+        gateway: deps.gateway,
+        privacy: deps.privacy,
+        retention: config.retention,
+        retryAfterSeconds: config.RETRY_AFTER_SECONDS,
+        clock,
+      }),
+    );
     app.use(
       screeningProxy({
         screeningApiUrl: config.SCREENING_API_URL,
@@ -228,7 +245,32 @@ export function buildIngress(
         audience: config.AUTH_AUDIENCE,
       });
       const catalog = new ProjectionCatalog(db);
+      // docs/privacy.md: personal fields are encrypted before a command is published.
+      const privacy = CustomerPrivacy.fromConfig(config, ownDb('keys'), config.PRIVACY_REQUIRED);
+      if (!privacy.enabled)
+        logger.warn('PRIVACY_KEK_FILE is not set: personal data is published and stored in plain');
       gateway = new CommandGateway(ownDb('ingress'), publisher, topics.customerCommands, clock, {
+        protect: async (items) => {
+          const records = items.flatMap((item, index) =>
+            item.type === 'ImportCustomer' || item.type === 'ImportSimplifiedCustomer'
+              ? [
+                  {
+                    index,
+                    streamId: streamKey(item.businessUnit, item.customerExtId),
+                    customer: (item.data as { customer: unknown }).customer,
+                  },
+                ]
+              : [],
+          );
+          if (records.length === 0) return items;
+          const encrypted = await privacy.encryptCustomers(records);
+          const out = [...items];
+          records.forEach((r, i) => {
+            const item = out[r.index]!;
+            out[r.index] = { ...item, data: { ...item.data, customer: encrypted[i] } as typeof item.data };
+          });
+          return out;
+        },
         onReleaseFailed: (err, pending) =>
           logger.warn(
             { err, pending },
@@ -249,7 +291,14 @@ export function buildIngress(
           logger.info({ key }, 'orphan communicationNumber reservation reclaimed by a retry');
         },
       });
-      const app = build({ gateway, classifiers, catalog, verifier, callbackDb: ownDb('callback') });
+      const app = build({
+        gateway,
+        classifiers,
+        catalog,
+        verifier,
+        callbackDb: ownDb('callback'),
+        privacy,
+      });
       health.addReadinessCheck('mongo', () => watchdog!.ping());
       health.addReadinessCheck('kafka', () => publisher?.isConnected() ?? false);
       server = createServer(app);

@@ -91,6 +91,12 @@ export interface CommandGatewayOptions {
   groupWindowMs?: number;
   /** Reservations per group at most (a single request larger than this still goes whole). Default 2,000. */
   maxGroupItems?: number;
+  /**
+   * Applied to a request's reserved commands just before they are published: the ingress encrypts the
+   * personal fields of customer records here (docs/privacy.md), so no plaintext reaches Kafka. A failure
+   * releases the request's reservations like a failed publish.
+   */
+  protect?: (items: PendingCommand[]) => Promise<PendingCommand[]>;
 }
 
 export class CommandGateway {
@@ -199,6 +205,22 @@ export class CommandGateway {
     } finally {
       this.reserving = false;
       this.scheduleGroup();
+    }
+    // The whole group's records are protected at once (one key-store round trip for its new customers).
+    if (this.options.protect) {
+      const attempts = reserved.flatMap((r) => r?.attempts ?? []);
+      try {
+        const items = await this.options.protect(attempts.map((a) => a.item));
+        attempts.forEach((a, i) => (a.item = items[i]!));
+      } catch (err) {
+        await Promise.all(
+          group.map((request, i) => {
+            const mine = reserved[i];
+            return mine ? this.release(mine.attempts).finally(() => request.reject(err)) : undefined;
+          }),
+        );
+        return;
+      }
     }
     // Publishing overlaps the next group's reservations.
     await Promise.all(

@@ -1,8 +1,11 @@
 import { bool, commonConfigSpec, loadConfig, mongoConfigSpec, num, port, str } from '@crs/runtime';
+import { parseRetentionPolicy, privacyConfigSpec, retentionConfigSpec } from '@crs/privacy';
 
 const spec = {
   ...commonConfigSpec,
   ...mongoConfigSpec,
+  ...privacyConfigSpec,
+  ...retentionConfigSpec,
   HTTP_PORT: port({ default: 8080 }),
   HTTP_HOST: str({ default: '127.0.0.1' }),
   AUTH_JWKS_URL: str({ default: '' }),
@@ -20,6 +23,10 @@ const spec = {
   SEED_DEMO_CLASSIFIERS: bool({ default: true, desc: 'seed classifiers of business unit DEMO on start' }),
   CLASSIFIER_CACHE_MS: num({ default: 30000 }),
   SCREENING_API_URL: str({ default: 'http://127.0.0.1:9105', desc: 'where /api/screening/* is forwarded' }),
+  AUDIT_LOG: bool({
+    default: true,
+    desc: 'one audit log event (log: "audit") per request that reads or changes customer data',
+  }),
 };
 
 export function loadIngressConfig(env: NodeJS.ProcessEnv = process.env) {
@@ -34,6 +41,9 @@ export function loadIngressConfig(env: NodeJS.ProcessEnv = process.env) {
       `invalid configuration: RESERVATION_ORPHAN_AFTER_SEC must be 0 (never) or at least ${orphanFloorSec} (60 s and 3 x KAFKA_ACK_TIMEOUT_MS)`,
     );
   }
-  return config;
+  return {
+    ...config,
+    retention: parseRetentionPolicy(config.PRIVACY_RETENTION_YEARS, config.PRIVACY_RETENTION_BY_BU),
+  };
 }
 export type IngressConfig = ReturnType<typeof loadIngressConfig>;

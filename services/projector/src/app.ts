@@ -1,4 +1,5 @@
 import {
+  Counter,
   Health,
   createMetricsRegistry,
   startHealthServer,
@@ -17,6 +18,7 @@ import {
   type MongoWatchdog,
 } from '@crs/store';
 import type { MongoClient } from 'mongodb';
+import { eraseDataKey } from '@crs/privacy';
 import {
   MAX_BULK_OPERATIONS,
   applyCustomerEvents,
@@ -65,6 +67,14 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
       const { kafka, serde, topics, prefix } = await setUpMessaging(config, 'projector', logger);
       // The versions of the customer documents of the partitions this instance owns (decision 0012).
       const versions = new StreamVersions();
+      // Recorded erasures take effect here: the customer's data key is deleted (docs/privacy.md).
+      const keysDb = mongo.ownDb('keys');
+      const erasures = new Counter({
+        name: 'personal_data_erasures_applied_total',
+        help: 'PersonalDataErased events applied to the key store (a key deleted, or already gone)',
+        labelNames: ['outcome'],
+        registers: [metrics],
+      });
       consumer = new AtLeastOnceConsumer<CustomerEvent>({
         kafka,
         serde,
@@ -74,14 +84,24 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
         topics: [topics.customerEvents],
         // A fetch in chunks of up to 500 events, each written in a few bulk writes (applyCustomerEvents);
         // per partition in order, every partition at the same time (their customers never overlap).
-        handleBatch: async (messages) =>
-          applyCustomerEvents(
+        handleBatch: async (messages) => {
+          await applyCustomerEvents(
             db,
             await resolveNames(),
             messages.map((m) => m.value),
             dialect,
             versions,
-          ),
+          );
+          for (const { value: event } of messages) {
+            if (event.type !== 'PersonalDataErased') continue;
+            const deleted = await eraseDataKey(keysDb, event.streamId, event.data.keyId);
+            erasures.labels(deleted ? 'deleted' : 'already-gone').inc();
+            logger.info(
+              { streamId: event.streamId, keyId: event.data.keyId ?? null, deleted },
+              'personal data erased: data key deleted',
+            );
+          }
+        },
         maxBatch: MAX_BULK_OPERATIONS,
         partitionsConsumedConcurrently: config.TOPIC_PARTITIONS,
         // Another instance may have written the customers of a partition this one gets (back).

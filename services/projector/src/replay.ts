@@ -16,9 +16,12 @@ import {
   type CollectionNames,
 } from './projections/customer-projection';
 import { BulkInserter } from './projections/bulk-inserter';
+import { eraseDataKey } from '@crs/privacy';
 
 export interface ReplayResult {
   events: number;
+  /** Erasures in the log whose data key was still (or again) in the key store, and is deleted now. */
+  erasuresReapplied: number;
   seconds: number;
   collections: CollectionNames;
 }
@@ -41,6 +44,12 @@ export async function replayProjections(opts: {
   suffix: string;
   activate?: boolean;
   onProgress?: (read: bigint, total: bigint) => void;
+  /**
+   * The key store's database: every PersonalDataErased of the log is applied to it again (docs/privacy.md),
+   * so a replay after restoring a backup of `data_keys` erases once more what the log says was erased.
+   * Conditional on the key generation, so a later relationship's key is never touched.
+   */
+  keysDb?: Db;
 }): Promise<ReplayResult> {
   const { db, logger } = opts;
   const names = Object.fromEntries(
@@ -58,6 +67,7 @@ export async function replayProjections(opts: {
   let mode: 'memory' | 'buffer' | 'live' = 'memory';
   const pending: CustomerEvent[] = [];
   let events = 0;
+  let erasuresReapplied = 0;
   const reader = new StreamReader<CustomerEvent>({
     kafka: opts.messaging.kafka,
     serde: opts.messaging.serde,
@@ -66,6 +76,9 @@ export async function replayProjections(opts: {
     groupPrefix: `${opts.messaging.prefix}projector-replay`,
     onMessage: async (m) => {
       events++;
+      if (opts.keysDb && m.value.type === 'PersonalDataErased') {
+        if (await eraseDataKey(opts.keysDb, m.value.streamId, m.value.data.keyId)) erasuresReapplied++;
+      }
       // During the customers' bulk write later events wait; after it they go through the live executor.
       if (mode === 'live') await applyCustomerEvent(db, names, m.value, dialect);
       else if (mode === 'buffer') pending.push(m.value);
@@ -98,5 +111,7 @@ export async function replayProjections(opts: {
   } finally {
     await reader.stop();
   }
-  return { events, seconds: (Date.now() - started) / 1000, collections: names };
+  if (erasuresReapplied > 0)
+    logger.warn({ erasuresReapplied }, 'replay: erased data keys found in the key store were deleted again');
+  return { events, erasuresReapplied, seconds: (Date.now() - started) / 1000, collections: names };
 }

@@ -46,6 +46,8 @@ import { ScreeningHitNotFoundError, ScreeningRouteNotFoundError } from './http/a
 import { errorMiddleware } from './http/error-middleware';
 import type { DecisionRequest, SearchQuery } from './http/search-query';
 import type { ScreeningConfig } from './config';
+import { CustomerPrivacy } from '@crs/privacy';
+import { connectMongo } from '@crs/store';
 
 export interface ScreeningService {
   start(): Promise<void>;
@@ -106,6 +108,8 @@ export function buildScreeningService(
   let refreshTimer: NodeJS.Timeout | undefined;
   let refreshing: Promise<void> | undefined;
   let stopping = false;
+  let privacy = CustomerPrivacy.disabled();
+  let mongo: Awaited<ReturnType<typeof connectMongo>>['client'] | undefined;
   // Korean readings until the Japanese dictionary is loaded at start (when configured).
   let reader: NameReader = KOREAN_READER;
   const indexOf = (snapshots: readonly ListSnapshot[]) => buildIndex(snapshots, { reader });
@@ -190,11 +194,15 @@ export function buildScreeningService(
     value: { ...base, type, issuedAt: clock().toISOString(), issuedBy: SERVICE, data },
   });
 
-  const screenRequest = (
+  const screenRequest = async (
     event: Extract<CustomerEvent, { type: 'ScreeningRequested' }>,
-  ): OutgoingMessage[] => {
+  ): Promise<OutgoingMessage[]> => {
     const started = process.hrtime.bigint();
-    const subjects = event.data.customer ? screeningSubjects(event.data.customer) : [];
+    // docs/privacy.md: decrypted in memory for screening; the hits' personal fields are encrypted again.
+    const customer = event.data.customer
+      ? (await privacy.decrypt(event.streamId, event.data.customer)).record
+      : undefined;
+    const subjects = customer ? screeningSubjects(customer) : [];
     const lists = [...new Set(event.data.lists)];
     const found = screenSubjects(
       indexes(),
@@ -203,8 +211,11 @@ export function buildScreeningService(
       thresholdsFor(config.SCREENING_THRESHOLD, config.thresholdOverrides, event.businessUnit),
       admitFor([event.businessUnit], event.streamId),
     );
-    const out = lists.map((list) => {
-      const hits = applySuppression(event.streamId, found[list], book, entryHashOf);
+    const out = lists.map(async (list) => {
+      const hits = await privacy.encryptHits(
+        event.streamId,
+        applySuppression(event.streamId, found[list], book, entryHashOf),
+      );
       return command(
         'RecordScreeningResult',
         {
@@ -225,14 +236,52 @@ export function buildScreeningService(
         },
       );
     });
+    const commands = await Promise.all(out);
     duration.labels('request').observe(Number(process.hrtime.bigint() - started) / 1e9);
-    return out;
+    return commands;
   };
 
   const processBatch = async (messages: DecodedMessage<CustomerEvent>[]): Promise<OutgoingMessage[]> => {
     const out: OutgoingMessage[] = [];
-    for (const m of messages) if (m.value.type === 'ScreeningRequested') out.push(...screenRequest(m.value));
+    for (const m of messages)
+      if (m.value.type === 'ScreeningRequested') out.push(...(await screenRequest(m.value)));
     return out;
+  };
+
+  /**
+   * What the directory needs in plain (docs/privacy.md): the record of a screening request (whom to
+   * re-screen), the hits of a result (what changed), and the record of a customer marked BLACK (the
+   * internal list). Everything else is folded as it is, without a key look-up.
+   */
+  const revealForDirectory = async (event: CustomerEvent): Promise<CustomerEvent> => {
+    switch (event.type) {
+      case 'ScreeningRequested':
+        if (!event.data.customer) return event;
+        return {
+          ...event,
+          data: {
+            ...event.data,
+            customer: (await privacy.decrypt(event.streamId, event.data.customer)).record,
+          },
+        };
+      case 'ScreeningCompleted':
+        return {
+          ...event,
+          data: { ...event.data, hits: (await privacy.decryptHits(event.streamId, event.data.hits)).hits },
+        };
+      case 'CustomerCreated':
+      case 'CustomerUpdated':
+        if (event.data.customer.listPurpose !== 'BLACK' && !directory.isBlack(event.streamId)) return event;
+        return {
+          ...event,
+          data: {
+            ...event.data,
+            customer: (await privacy.decrypt(event.streamId, event.data.customer)).record,
+          },
+        };
+      default:
+        return event;
+    }
   };
 
   /** Ongoing screening: known customers against the added and changed entries of one new snapshot. */
@@ -279,6 +328,7 @@ export function buildScreeningService(
         );
         duration.labels('rescreen').observe(Number(process.hrtime.bigint() - started) / 1e9);
         if (sameMatches(previous, merged)) continue;
+        const hits = await privacy.encryptHits(c.streamId, merged);
         out.push(
           command(
             'RecordRescreeningResult',
@@ -293,7 +343,7 @@ export function buildScreeningService(
             {
               list: next.list,
               matched: merged.some((h) => !h.suppressed),
-              hits: merged,
+              hits,
               snapshotVersion: snapshotVersion(next.list),
             },
           ),
@@ -477,6 +527,14 @@ export function buildScreeningService(
         server!.once('error', reject);
         server!.listen(config.HEALTH_PORT, config.HEALTH_HOST, resolve);
       });
+      if (config.PRIVACY_KEK_FILE) {
+        const store = await connectMongo(config, metrics);
+        mongo = store.client;
+        privacy = CustomerPrivacy.fromConfig(config, store.ownDb('keys'), config.PRIVACY_REQUIRED);
+      } else {
+        privacy = CustomerPrivacy.fromConfig(config, () => undefined as never, config.PRIVACY_REQUIRED);
+        logger.warn('PRIVACY_KEK_FILE is not set: screening reads and writes personal data in plain');
+      }
       const messaging = await setUpMessaging(config, SERVICE, logger);
       const { kafka, serde, prefix } = messaging;
       topics = messaging.topics;
@@ -510,8 +568,8 @@ export function buildScreeningService(
         logger,
         topic: topics.customerEvents,
         groupPrefix: `${prefix}screening-directory`,
-        onMessage: (m) => {
-          directory.apply(m.value);
+        onMessage: async (m) => {
+          directory.apply(await revealForDirectory(m.value));
         },
       });
       await listsReader.start();
@@ -572,6 +630,7 @@ export function buildScreeningService(
       await eventsReader?.stop();
       await listsReader?.stop();
       await publisher?.disconnect().catch(() => undefined);
+      await mongo?.close();
     },
   };
 }

@@ -1,9 +1,13 @@
-import { bool, commonConfigSpec, loadConfig, num, str } from '@crs/runtime';
+import { bool, commonConfigSpec, loadConfig, mongoConfigSpec, num, str } from '@crs/runtime';
+import { privacyConfigSpec } from '@crs/privacy';
 import { DEFAULT_THRESHOLD, resolveSharedDataDir } from '@crs/screening-core';
 import { parseThresholdOverrides } from './domain/thresholds';
 
 export const screeningConfigSpec = {
   ...commonConfigSpec,
+  // The key store of personal data (docs/privacy.md); only used with PRIVACY_KEK_FILE.
+  ...mongoConfigSpec,
+  ...privacyConfigSpec,
   HEALTH_PORT: num({ default: 9105, desc: 'health, metrics and the screening HTTP API' }),
   CONSUMER_GROUP: str({ default: 'screening' }),
   TRANSACTIONAL_ID_PREFIX: str({ default: 'screening' }),

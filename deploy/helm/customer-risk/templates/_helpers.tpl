@@ -234,6 +234,9 @@ screening HTTP API behind it. A file source is mounted at /etc/crs/auth (volume 
 {{- if and (or .Values.services.ingress.enabled .Values.services.screening.enabled) (not (include "crs.jwksSource" .)) -}}
 {{- fail "auth.jwks: set url, existingSecret, existingConfigMap or inline so the ingress and screening can verify tokens" -}}
 {{- end -}}
+{{- if and .Values.privacy.required (not .Values.privacy.kek.existingSecret) -}}
+{{- fail "privacy.kek.existingSecret: set the Secret holding the key-encryption key set (docs/privacy.md), or privacy.required=false to store personal data in plain" -}}
+{{- end -}}
 {{- if and .Values.services.callback.enabled (not (or .Values.callback.signingKey.existingSecret .Values.callback.signingKey.value)) -}}
 {{- fail "callback.signingKey: set existingSecret (recommended) or value so callbacks can be signed" -}}
 {{- end -}}

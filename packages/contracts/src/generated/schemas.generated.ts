@@ -2,6 +2,7 @@
 /* eslint-disable */
 /** $id of every schema, keyed by its path under schemas/ without the .schema.json suffix. */
 export const SchemaIds = {
+  'commands/erase-personal-data.v1': 'https://schemas.crs.local/commands/erase-personal-data.v1.schema.json',
   'commands/import-customer.v1': 'https://schemas.crs.local/commands/import-customer.v1.schema.json',
   'commands/import-simplified-customer.v1':
     'https://schemas.crs.local/commands/import-simplified-customer.v1.schema.json',
@@ -24,6 +25,7 @@ export const SchemaIds = {
   'events/customer-updated.v1': 'https://schemas.crs.local/events/customer-updated.v1.schema.json',
   'events/internal-list-purpose-recorded.v1':
     'https://schemas.crs.local/events/internal-list-purpose-recorded.v1.schema.json',
+  'events/personal-data-erased.v1': 'https://schemas.crs.local/events/personal-data-erased.v1.schema.json',
   'events/risk-assessed.v1': 'https://schemas.crs.local/events/risk-assessed.v1.schema.json',
   'events/risk-evaluation-requested.v1':
     'https://schemas.crs.local/events/risk-evaluation-requested.v1.schema.json',
@@ -86,6 +88,63 @@ export type SchemaModule = keyof typeof SchemaIds;
 
 /** Every schema document, exactly as stored in schemas/. */
 export const schemaDocuments: ReadonlyArray<Readonly<Record<string, unknown>>> = [
+  {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: 'https://schemas.crs.local/commands/erase-personal-data.v1.schema.json',
+    title: 'ErasePersonalDataCommand',
+    description:
+      "Erase a customer's personal data (crypto-shredding: docs/privacy.md), from the erasure API or the retention job. The customer decider refuses it while a retention hold applies, unless override is set.",
+    type: 'object',
+    required: [
+      'commandId',
+      'type',
+      'streamId',
+      'issuedAt',
+      'correlationId',
+      'businessUnit',
+      'customerExtId',
+      'data',
+    ],
+    additionalProperties: false,
+    properties: {
+      commandId: { type: 'string' },
+      type: { const: 'ErasePersonalData' },
+      streamId: { type: 'string' },
+      issuedAt: { type: 'string', format: 'date-time' },
+      correlationId: { type: 'string', description: 'communicationNumber' },
+      causationId: { type: 'string' },
+      businessUnit: { type: 'string' },
+      customerExtId: { type: 'string' },
+      issuedBy: { type: 'string', description: 'token subject or service name' },
+      data: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['reason', 'requestedBy', 'override', 'retentionYears', 'source'],
+        properties: {
+          reason: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 2000,
+            description: "why (free text from the data-protection officer, or the retention job's rule)",
+          },
+          requestedBy: { type: 'string', description: "the token's subject, or retention-job" },
+          override: {
+            type: 'boolean',
+            description:
+              'the caller holds customers:erase:override: erase even while a retention hold applies',
+          },
+          retentionYears: {
+            type: 'integer',
+            minimum: 0,
+            maximum: 100,
+            description:
+              "the retention period of the customer's business unit when the erasure was asked for",
+          },
+          source: { enum: ['API', 'RETENTION_JOB'] },
+        },
+      },
+    },
+  },
   {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: 'https://schemas.crs.local/commands/import-customer.v1.schema.json',
@@ -691,6 +750,67 @@ export const schemaDocuments: ReadonlyArray<Readonly<Record<string, unknown>>> =
         additionalProperties: false,
         required: ['listPurpose'],
         properties: { listPurpose: { enum: ['WHITE', 'BLACK'] } },
+      },
+    },
+  },
+  {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: 'https://schemas.crs.local/events/personal-data-erased.v1.schema.json',
+    title: 'PersonalDataErased',
+    description:
+      "The customer's personal data was erased: its data key generation keyId is deleted, so every encrypted value of it, in every copy of the log, reads as erased (null). Who, when (occurredAt) and why are recorded here; no personal data is.",
+    type: 'object',
+    required: [
+      'eventId',
+      'type',
+      'streamId',
+      'streamVersion',
+      'occurredAt',
+      'correlationId',
+      'causationId',
+      'businessUnit',
+      'customerExtId',
+      'data',
+    ],
+    additionalProperties: false,
+    properties: {
+      eventId: { type: 'string', description: 'Unique, stable id (also the callback ce-id).' },
+      type: { const: 'PersonalDataErased' },
+      streamId: { type: 'string', description: '<businessUnit>:<customerExtId>' },
+      streamVersion: { type: 'integer', minimum: 1 },
+      occurredAt: { type: 'string', format: 'date-time' },
+      correlationId: {
+        type: 'string',
+        description: 'The communicationNumber of the request that caused it.',
+      },
+      causationId: { type: 'string', description: 'The id of the command that caused it.' },
+      businessUnit: { type: 'string' },
+      customerExtId: { type: 'string' },
+      data: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['reason', 'erasedBy', 'override', 'retentionYears', 'source', 'holdUntil'],
+        properties: {
+          reason: { type: 'string', maxLength: 2000 },
+          erasedBy: { type: 'string', description: "the token's subject, or retention-job" },
+          override: { type: 'boolean', description: 'true when a retention hold applied and was overridden' },
+          retentionYears: { type: 'integer', minimum: 0, maximum: 100 },
+          source: { enum: ['API', 'RETENTION_JOB'] },
+          keyId: {
+            type: 'string',
+            description:
+              'the data key generation erased; absent when the record held no encrypted value (written before encryption)',
+          },
+          relationshipEndedAt: {
+            type: ['string', 'null'],
+            description:
+              'when the relationship ended (closingDate, or the date of the rejection); null while it is open',
+          },
+          holdUntil: {
+            type: ['string', 'null'],
+            description: 'the end of the retention hold that applied (override), or null when none applied',
+          },
+        },
       },
     },
   },
@@ -2027,6 +2147,16 @@ export const schemaDocuments: ReadonlyArray<Readonly<Record<string, unknown>>> =
           },
           { type: 'null' },
         ],
+      },
+      personalDataErased: {
+        type: 'boolean',
+        description:
+          "true once the customer's personal data was erased (docs/privacy.md): its personal fields in customer read as null",
+      },
+      personalDataErasedAt: {
+        type: 'string',
+        format: 'date-time',
+        description: 'when the erasure was recorded',
       },
     },
     required: ['businessUnit', 'customerExtId', 'entityType', 'simplified', 'version', 'latestAssessment'],

@@ -37,7 +37,8 @@ async function main(): Promise<void> {
   const logger = createLogger('privacy-keys', config.LOG_LEVEL);
   if (!config.PRIVACY_KEK_FILE) throw new Error('PRIVACY_KEK_FILE is not set');
   const keks = KeyEncryptionKeys.fromFile(config.PRIVACY_KEK_FILE);
-  const { client, db } = await connectMongo(config);
+  const { client, ownDb } = await connectMongo(config);
+  const db = ownDb('keys');
   try {
     const store = new DataKeyStore({ db, keks, cache: { maxEntries: 0 } });
     const batchSize = Number(flag('--batch-size') ?? 200);

@@ -10,12 +10,15 @@ import type {
 } from '@crs/contracts';
 import { evolve, hitKey, hitKeys, type CustomerState } from './customer-state';
 import { canTransition } from './status-lifecycle';
+import { keyIdOf, retentionHold } from '@crs/privacy';
 import {
   CustomerAlreadyExistsError,
   CustomerDowngradeError,
   CustomerNotFoundError,
   CustomerNotScorableError,
   CustomerStatusTransitionError,
+  RetentionHoldError,
+  PersonalDataKeyErasedError,
 } from './customer-errors';
 
 export type NewEvent = {
@@ -69,6 +72,19 @@ function reviewOf(
   if (keys.some((k) => decisions[k] === 'CONFIRMED')) return true;
   if (keys.every((k) => decisions[k] === 'FALSE_POSITIVE')) return false;
   return undefined;
+}
+
+/**
+ * Whether the customer's current personal data is erased: the last erasure took the key generation its
+ * record is encrypted with. A record imported after the erasure has a new key and is not erased.
+ */
+export function personalDataErased(state: CustomerState): boolean {
+  return state.erasure !== undefined && state.erasure.keyId === keyIdOf(state.customer);
+}
+
+function assertKeyNotErased(customer: CustomerData, state: CustomerState): void {
+  const erased = state.erasure?.keyId;
+  if (erased !== undefined && keyIdOf(customer) === erased) throw new PersonalDataKeyErasedError();
 }
 
 function overrideActive(state: CustomerState, now: string): boolean {
@@ -160,10 +176,12 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
   switch (command.type) {
     case 'ImportCustomer':
       if (state.recentCorrelations.includes(command.correlationId)) return [];
+      assertKeyNotErased(command.data.customer, state);
       return importEvents(command, state);
 
     case 'ImportSimplifiedCustomer': {
       if (state.recentCorrelations.includes(command.correlationId)) return [];
+      assertKeyNotErased(command.data.customer, state);
       if (state.exists && !state.simplified) throw new CustomerDowngradeError();
       return [
         {
@@ -215,6 +233,8 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
     }
 
     case 'RecordScreeningResult': {
+      // An erased customer is screened no more: a late answer has nothing to say about anyone.
+      if (personalDataErased(state)) return [];
       const open = state.pendingScreenings[command.data.requestId];
       if (!open || !open.includes(command.data.list)) return [];
       const before = state.screening[command.data.list];
@@ -257,7 +277,7 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
 
     case 'RecordRescreeningResult': {
       // Ongoing screening needs no open request, but only news is recorded: the hit set must differ.
-      if (!state.exists) return [];
+      if (!state.exists || personalDataErased(state)) return [];
       const before = state.screening[command.data.list];
       const keys = hitKeys(command.data.hits);
       if (before && before.matched === command.data.matched && before.hitKeys.join() === keys.join())
@@ -351,7 +371,7 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
     }
 
     case 'RequestReevaluation': {
-      if (!state.exists || state.simplified) return [];
+      if (!state.exists || state.simplified || personalDataErased(state)) return [];
       if (state.sourceOfRiskLevel !== 'EVALUATE') {
         // IMPORT customers keep the client's level: nothing is computed for them. When a manual override
         // of such a customer expired, its level returns to the one the client imported.
@@ -378,6 +398,36 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
             requestId: `${command.commandId}:eval`,
             reason: command.data.reason,
             ...evaluationSubject(state.customer, state),
+          },
+        },
+      ];
+    }
+
+    case 'ErasePersonalData': {
+      // docs/privacy.md: recorded once (a repeat of an erasure already made decides nothing); refused
+      // while a retention hold applies, unless the caller may override it.
+      if (!state.exists) throw new CustomerNotFoundError();
+      if (personalDataErased(state)) return [];
+      const d = command.data;
+      const hold = retentionHold(
+        { status: state.status ?? null, endedAt: state.endedAt ?? null, simplified: state.simplified },
+        d.retentionYears,
+        ctx.now,
+      );
+      if (hold.held && !d.override) throw new RetentionHoldError(hold.holdUntil);
+      const keyId = keyIdOf(state.customer);
+      return [
+        {
+          type: 'PersonalDataErased',
+          data: {
+            reason: d.reason,
+            erasedBy: d.requestedBy,
+            override: hold.held,
+            retentionYears: d.retentionYears,
+            source: d.source,
+            ...(keyId ? { keyId } : {}),
+            relationshipEndedAt: hold.endedAt,
+            holdUntil: hold.held ? hold.holdUntil : null,
           },
         },
       ];

@@ -43,3 +43,30 @@ export class CustomerNotScorableError extends CustomerCommandRejectedError {
     );
   }
 }
+
+/** docs/privacy.md: personal data stays while the relationship is open or its retention period runs. */
+export class RetentionHoldError extends CustomerCommandRejectedError {
+  constructor(holdUntil: string | null) {
+    super(
+      'RETENTION_HOLD',
+      holdUntil
+        ? `A retention hold applies until ${holdUntil}: personal data cannot be erased before then without an override`
+        : 'A retention hold applies while the business relationship is open: personal data cannot be erased without an override',
+      'customerExtId',
+    );
+  }
+}
+
+/**
+ * docs/privacy.md: the record arrived encrypted with the key generation an erasure took (an ingress had
+ * it cached). Stored, it would read as erased at once; refused instead, so the client sends it again.
+ */
+export class PersonalDataKeyErasedError extends CustomerCommandRejectedError {
+  constructor() {
+    super(
+      'PERSONAL_DATA_KEY_ERASED',
+      'The record was encrypted with a key erased in the meantime: send it again with a new communicationNumber',
+      'customerExtId',
+    );
+  }
+}

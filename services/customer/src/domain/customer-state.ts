@@ -27,6 +27,10 @@ export interface CustomerState {
   screeningDecisions: Partial<Record<ScreeningListName, Record<string, 'CONFIRMED' | 'FALSE_POSITIVE'>>>;
   /** The last communicationNumbers applied to this customer: a re-delivered import is a no-op. */
   recentCorrelations: string[];
+  /** When the relationship ended (CLOSED: closingDate; REJECTED; an occasional customer's last import). */
+  endedAt?: string;
+  /** The last erasure of personal data (docs/privacy.md): the key generation it erased. */
+  erasure?: { keyId?: string; at: string };
 }
 
 const MAX_RECENT_CORRELATIONS = 200;
@@ -77,18 +81,43 @@ export function evolve(state: CustomerState, event: CustomerEvent): CustomerStat
     case 'CustomerCreated':
     case 'CustomerUpdated': {
       const d = event.data;
+      const status = (d.customer.customerStatus as CustomerStatus | undefined) ?? s.status;
+      const endedAt =
+        d.simplified === true
+          ? event.occurredAt
+          : status === 'CLOSED'
+            ? (d.customer.closingDate ?? s.endedAt ?? event.occurredAt)
+            : status === 'REJECTED'
+              ? (s.endedAt ?? event.occurredAt)
+              : undefined;
+      const { endedAt: _was, ...rest } = s;
       return {
-        ...s,
+        ...rest,
         exists: true,
         simplified: d.simplified === true,
         customer: d.customer,
         sourceOfRiskLevel: d.sourceOfRiskLevel,
-        status: (d.customer.customerStatus as CustomerStatus | undefined) ?? s.status,
+        status,
         recentCorrelations: remember(s.recentCorrelations, event.correlationId),
+        ...(endedAt ? { endedAt } : {}),
       };
     }
-    case 'CustomerStatusChanged':
-      return { ...s, status: event.data.to };
+    case 'CustomerStatusChanged': {
+      const { endedAt: _was, ...rest } = s;
+      const to = event.data.to;
+      const endedAt =
+        to === 'CLOSED'
+          ? (event.data.closingDate ?? event.occurredAt)
+          : to === 'REJECTED'
+            ? event.occurredAt
+            : undefined;
+      return { ...rest, status: to, ...(endedAt ? { endedAt } : {}) };
+    }
+    case 'PersonalDataErased':
+      return {
+        ...s,
+        erasure: { ...(event.data.keyId ? { keyId: event.data.keyId } : {}), at: event.occurredAt },
+      };
     case 'InternalListPurposeRecorded':
       return { ...s, listPurpose: event.data.listPurpose };
     case 'RiskEvaluationRequested':

@@ -3,6 +3,7 @@ import { toCloudEvent } from '@crs/contracts';
 import type { TokenVerifier } from '@crs/auth';
 import { allowedBusinessUnits } from '@crs/auth';
 import type { ProjectionCatalog } from '@crs/store';
+import type { CustomerPrivacy } from '@crs/privacy';
 import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
 import { RequestInvalidError, ResourceNotFoundError } from '../http/api-error';
 
@@ -26,6 +27,8 @@ interface CustomerDoc {
   screening?: Record<string, unknown>;
   listPurpose?: string;
   override?: Record<string, unknown>;
+  personalDataErased?: boolean;
+  erasure?: { erasedAt?: string; source?: string };
 }
 
 interface CommunicationEventDoc {
@@ -55,7 +58,11 @@ function param(value: unknown, name: string): string {
 }
 
 /** The read API: current state of a customer, and every event of a communication (pull for missed callbacks). */
-export function readRoutes(deps: { verifier: TokenVerifier; catalog: ProjectionCatalog }): Router {
+export function readRoutes(deps: {
+  verifier: TokenVerifier;
+  catalog: ProjectionCatalog;
+  privacy: CustomerPrivacy;
+}): Router {
   const router = Router();
   const read = authenticate(deps.verifier, 'customers:read');
 
@@ -67,6 +74,10 @@ export function readRoutes(deps: { verifier: TokenVerifier; catalog: ProjectionC
     const doc = await customers.findOne({ businessUnit, customerExtId });
     if (!doc) throw new ResourceNotFoundError('Customer not found');
     const a = doc.latestAssessment;
+    // docs/privacy.md: personal fields are decrypted here, at the edge; erased ones read as null.
+    const streamId = `${doc.businessUnit}:${doc.customerExtId}`;
+    const revealed = await deps.privacy.decrypt(streamId, doc.data ?? {});
+    const erased = doc.personalDataErased === true || revealed.erased;
     res.json({
       businessUnit: doc.businessUnit,
       customerExtId: doc.customerExtId,
@@ -75,7 +86,9 @@ export function readRoutes(deps: { verifier: TokenVerifier; catalog: ProjectionC
       simplified: doc.simplified === true,
       version: doc.version,
       ...(doc.updatedAt ? { updatedAt: doc.updatedAt } : {}),
-      customer: doc.data ?? {},
+      customer: revealed.record,
+      personalDataErased: erased,
+      ...(erased && doc.erasure?.erasedAt ? { personalDataErasedAt: doc.erasure.erasedAt } : {}),
       riskLevel: doc.riskLevel ?? null,
       screening: doc.screening ?? {},
       listPurpose: doc.listPurpose ?? null,
@@ -102,8 +115,14 @@ export function readRoutes(deps: { verifier: TokenVerifier; catalog: ProjectionC
         .sort({ businessUnit: 1, streamVersion: 1 })
         .limit(1000)
         .toArray();
+      const revealed = await Promise.all(
+        docs.map(async (d) => {
+          const r = await deps.privacy.revealEventData(`${d.businessUnit}:${d.customerExtId}`, d.data);
+          return r.erased ? { ...r.data, personalDataErased: true } : r.data;
+        }),
+      );
       const cloud = docs
-        .map((d) =>
+        .map((d, i) =>
           toCloudEvent(
             {
               eventId: d._id,
@@ -114,7 +133,7 @@ export function readRoutes(deps: { verifier: TokenVerifier; catalog: ProjectionC
               occurredAt: d.occurredAt,
               data: d.data,
             },
-            d.data,
+            revealed[i]!,
           ),
         )
         .filter((e) => e !== undefined);

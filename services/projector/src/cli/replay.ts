@@ -7,7 +7,7 @@ import { replayProjections } from '../replay';
 async function main(): Promise<void> {
   const config = loadConfig({ ...commonConfigSpec, ...mongoConfigSpec });
   const logger = createLogger('projector-replay', config.LOG_LEVEL);
-  const { client, db } = await connectMongo(config);
+  const { client, db, ownDb } = await connectMongo(config);
   const messaging = await setUpMessaging(config, 'projector-replay', logger);
   const suffix = `r${new Date()
     .toISOString()
@@ -19,6 +19,8 @@ async function main(): Promise<void> {
     messaging,
     logger,
     suffix,
+    // Erasures recorded in the log are applied to the key store again (after a restore of data_keys).
+    keysDb: ownDb('keys'),
     onProgress: (read, total) => {
       if (Date.now() - last > 1000) {
         last = Date.now();
@@ -28,7 +30,12 @@ async function main(): Promise<void> {
     },
   });
   logger.info(
-    { events: result.events, seconds: result.seconds, collections: result.collections },
+    {
+      events: result.events,
+      erasuresReapplied: result.erasuresReapplied,
+      seconds: result.seconds,
+      collections: result.collections,
+    },
     'replay done; new projections active',
   );
   await client.close();

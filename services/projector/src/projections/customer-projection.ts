@@ -55,10 +55,29 @@ export function projectCustomerEvent(event: CustomerEvent): ProjectionEffect {
         riskManagementCategory: event.data.customer.riskManagementCategory ?? null,
         status: event.data.customer.customerStatus ?? null,
         lastCommunicationNumber: event.correlationId,
+        // A record imported after an erasure is a new relationship's data, under a new key.
+        personalDataErased: false,
       };
       break;
     case 'CustomerStatusChanged':
-      set = { status: event.data.to, closingDate: event.data.closingDate ?? null };
+      set = {
+        status: event.data.to,
+        closingDate: event.data.closingDate ?? null,
+        statusChangedAt: event.occurredAt,
+      };
+      break;
+    case 'PersonalDataErased':
+      // docs/privacy.md: the record stays as it was (ciphertext of an erased key); readers show it erased.
+      set = {
+        personalDataErased: true,
+        erasure: {
+          erasedAt: event.occurredAt,
+          erasedBy: event.data.erasedBy,
+          source: event.data.source,
+          override: event.data.override,
+          keyId: event.data.keyId ?? null,
+        },
+      };
       break;
     case 'InternalListPurposeRecorded':
       set = { listPurpose: event.data.listPurpose };

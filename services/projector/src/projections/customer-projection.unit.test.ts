@@ -1,4 +1,4 @@
-import { mergeSet } from './customer-projection';
+import { mergeSet, projectCustomerEvent } from './customer-projection';
 import { StreamVersions } from './stream-versions';
 
 /** `$set` semantics of applying each `$set` in turn to a document (the reference for mergeSet). */
@@ -78,5 +78,66 @@ describe('StreamVersions', () => {
     ]);
     v.forget('customers_r1', ['B']);
     expect(v.size()).toBe(1);
+  });
+});
+
+describe('projectCustomerEvent: personal data erased (docs/privacy.md)', () => {
+  const base = {
+    eventId: 'e-9',
+    streamId: 'DEMO:C-9',
+    streamVersion: 9,
+    occurredAt: '2026-03-01T10:00:00.000Z',
+    correlationId: 'erasure-1',
+    causationId: 'cmd-9',
+    businessUnit: 'DEMO',
+    customerExtId: 'C-9',
+  };
+
+  it('marks the customer erased with who and how, keeping the ciphertext it holds as it is', () => {
+    const effect = projectCustomerEvent({
+      ...base,
+      type: 'PersonalDataErased',
+      data: {
+        reason: 'DSR',
+        erasedBy: 'dpo',
+        override: false,
+        retentionYears: 5,
+        source: 'API',
+        keyId: 'k1',
+        relationshipEndedAt: '2019-01-01',
+        holdUntil: null,
+      },
+    });
+    expect(effect.customer.set).toMatchObject({
+      personalDataErased: true,
+      erasure: { erasedAt: base.occurredAt, erasedBy: 'dpo', source: 'API', override: false, keyId: 'k1' },
+      version: 9,
+    });
+    expect(effect.customer.set).not.toHaveProperty('data');
+    // The reason stays in the log and the pull endpoint, as any event's data does.
+    expect(effect.inserts).toEqual([
+      expect.objectContaining({
+        projection: 'communication_events',
+        doc: expect.objectContaining({ type: 'PersonalDataErased' }),
+      }),
+    ]);
+  });
+
+  it('a record imported afterwards is a new relationship: no longer erased', () => {
+    const effect = projectCustomerEvent({
+      ...base,
+      type: 'CustomerUpdated',
+      data: {
+        customer: {
+          communicationNumber: 'c',
+          businessUnit: 'DEMO',
+          customerExtId: 'C-9',
+          entityType: 'INDIVIDUAL',
+        },
+        sourceOfRiskLevel: 'IMPORT',
+        channel: 'SINGLE',
+      },
+    });
+    expect(effect.customer.set).toMatchObject({ personalDataErased: false });
   });
 });

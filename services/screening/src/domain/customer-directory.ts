@@ -73,9 +73,21 @@ export class CustomerDirectory {
         if (s) s.lastHits = { ...s.lastHits, [event.data.list]: event.data.hits };
         return false;
       }
+      case 'PersonalDataErased': {
+        // docs/privacy.md: an erased customer is screened no more and leaves the internal list.
+        this.screened.delete(event.streamId);
+        const prev = this.internal.get(event.streamId);
+        this.internal.delete(event.streamId);
+        return this.bump(prev?.purpose === 'BLACK');
+      }
       default:
         return false;
     }
+  }
+
+  /** Whether the customer is marked BLACK (its record feeds the internal list, so it is kept in plain). */
+  isBlack(streamId: string): boolean {
+    return this.internal.get(streamId)?.purpose === 'BLACK';
   }
 
   private bump(changed: boolean): boolean {

@@ -76,3 +76,54 @@ describe('CustomerDirectory', () => {
     expect(s.correlationId).toBe(second.correlationId);
   });
 });
+
+describe('CustomerDirectory: personal data erased (docs/privacy.md)', () => {
+  const envelope = (type: string, streamVersion: number, data: unknown) =>
+    ({
+      eventId: `e-${streamVersion}`,
+      type,
+      streamId: 'DEMO:B-1',
+      streamVersion,
+      occurredAt: '2026-03-01T10:00:00.000Z',
+      correlationId: 'c',
+      causationId: 'x',
+      businessUnit: 'DEMO',
+      customerExtId: 'B-1',
+      data,
+    }) as CustomerEvent;
+
+  it('stops re-screening an erased customer and takes it off the internal list', () => {
+    const directory = new CustomerDirectory();
+    const customer = {
+      communicationNumber: 'c',
+      businessUnit: 'DEMO',
+      customerExtId: 'B-1',
+      entityType: 'INDIVIDUAL',
+      firstName: 'Blake',
+      lastName: 'Listed',
+      listPurpose: 'BLACK',
+    };
+    directory.apply(
+      envelope('CustomerCreated', 1, { customer, sourceOfRiskLevel: 'IMPORT', channel: 'SINGLE' }),
+    );
+    directory.apply(envelope('ScreeningRequested', 2, { requestId: 'r', lists: ['SANCTIONS'], customer }));
+    expect(directory.screened.has('DEMO:B-1')).toBe(true);
+    expect(directory.internalSnapshot('2026-03-01T10:00:00.000Z').entryCount).toBe(1);
+    const revision = directory.revision;
+    const changed = directory.apply(
+      envelope('PersonalDataErased', 3, {
+        reason: 'r',
+        erasedBy: 'dpo',
+        override: true,
+        retentionYears: 5,
+        source: 'API',
+        holdUntil: null,
+      }),
+    );
+    expect(changed).toBe(true);
+    expect(directory.revision).toBe(revision + 1);
+    expect(directory.screened.has('DEMO:B-1')).toBe(false);
+    expect(directory.isBlack('DEMO:B-1')).toBe(false);
+    expect(directory.internalSnapshot('2026-03-01T10:00:00.000Z').entryCount).toBe(0);
+  });
+});

@@ -25,6 +25,14 @@ export type CustomerView = {
     [k: string]: unknown | undefined;
   };
   latestAssessment: AssessmentView | null;
+  /**
+   * true once the customer's personal data was erased (docs/privacy.md): its personal fields in customer read as null
+   */
+  personalDataErased?: boolean;
+  /**
+   * when the erasure was recorded
+   */
+  personalDataErasedAt?: string;
 };
 export type AssessmentView = {
   assessmentId: string;

@@ -1,0 +1,179 @@
+import type { Db } from 'mongodb';
+import { CodedError } from '@crs/runtime';
+import { looksEncrypted, parseEncryptedValue } from './encrypted-value';
+import {
+  encryptFieldsWith,
+  containsEncrypted,
+  decryptFieldsWith,
+  type DecryptedRecord,
+} from './personal-data';
+import { DataKeyStore } from './data-key-store';
+import { KeyEncryptionKeys } from './key-encryption-keys';
+import { CustomerPersonalFields, ScreeningHitPersonalFields } from './personal-fields';
+
+/**
+ * A service without a key set (PRIVACY_KEK_FILE unset) met an encrypted value: it must not go on with
+ * ciphertext as if it were a name. A configuration error, loud, never shown as erased.
+ */
+export class PrivacyKeysMissingError extends CodedError {
+  constructor() {
+    super(
+      'PRIVACY_KEYS_MISSING',
+      'Encrypted personal data met by a process without PRIVACY_KEK_FILE: configure the key set',
+    );
+  }
+}
+
+/** A screening hit, as far as privacy is concerned (ScreeningHitData of @crs/contracts). */
+type Hit = object;
+
+/** What a hit list looks like after decryption: erased values null, `erased` when any was. */
+export interface DecryptedHits<H> {
+  hits: H[];
+  erased: boolean;
+}
+
+/**
+ * Personal data of customers as the services handle it (docs/privacy.md): the ingress encrypts the
+ * customer record before anything is published, screening encrypts the personal fields of its hits, and
+ * every reader decrypts at the edge where a person or another system sees the data. Without a key set
+ * (`PRIVACY_KEK_FILE` unset) it passes records through and refuses to read encrypted ones.
+ */
+export class CustomerPrivacy {
+  private constructor(readonly store: DataKeyStore | undefined) {}
+
+  /** Encrypting and decrypting with keys in `db` (the `keys` owner database). */
+  static withKeys(store: DataKeyStore): CustomerPrivacy {
+    return new CustomerPrivacy(store);
+  }
+
+  /** Plaintext mode: nothing is encrypted; an encrypted value met is an error (PrivacyKeysMissingError). */
+  static disabled(): CustomerPrivacy {
+    return new CustomerPrivacy(undefined);
+  }
+
+  /**
+   * From the service's settings: a key set file means encryption; none means plaintext mode, refused
+   * when `required` (PRIVACY_REQUIRED, the Helm chart's default).
+   */
+  static fromConfig(
+    config: { PRIVACY_KEK_FILE: string; PRIVACY_KEY_CACHE_TTL_MS: number; PRIVACY_KEY_CACHE_MAX: number },
+    db: Db | (() => Db),
+    required = false,
+  ): CustomerPrivacy {
+    if (!config.PRIVACY_KEK_FILE) {
+      if (required) throw new PrivacyKeysMissingError();
+      return CustomerPrivacy.disabled();
+    }
+    const keks = KeyEncryptionKeys.fromFile(config.PRIVACY_KEK_FILE);
+    return CustomerPrivacy.withKeys(
+      new DataKeyStore({
+        db: typeof db === 'function' ? db() : db,
+        keks,
+        cache: { ttlMs: config.PRIVACY_KEY_CACHE_TTL_MS, maxEntries: config.PRIVACY_KEY_CACHE_MAX },
+      }),
+    );
+  }
+
+  get enabled(): boolean {
+    return this.store !== undefined;
+  }
+
+  /** Encrypts the personal fields of many customers' records (one key round trip for new customers). */
+  async encryptCustomers<T>(items: readonly { streamId: string; customer: T }[]): Promise<T[]> {
+    if (!this.store || items.length === 0) return items.map((i) => i.customer);
+    const keys = await this.store.keysFor(items.map((i) => i.streamId));
+    return items.map((i) =>
+      encryptFieldsWith(keys.get(i.streamId)!, i.streamId, i.customer, CustomerPersonalFields),
+    );
+  }
+
+  /** Encrypts the personal fields of a customer's screening hits (matched names, explanations). */
+  async encryptHits<H extends Hit>(streamId: string, hits: readonly H[]): Promise<H[]> {
+    if (!this.store || hits.length === 0) return [...hits];
+    const key = await this.store.keyFor(streamId);
+    return hits.map((h) => encryptFieldsWith(key, streamId, h, ScreeningHitPersonalFields));
+  }
+
+  /**
+   * Decrypts any record of one customer whose encrypted values sit at paths relative to it (a customer
+   * record, or one hit). Erased values come back as null (DecryptedRecord.erased).
+   */
+  async decrypt<T>(streamId: string, record: T): Promise<DecryptedRecord<T>> {
+    if (!containsEncrypted(record)) return { record, erased: false, erasedPaths: [], invalidPaths: [] };
+    if (!this.store) throw new PrivacyKeysMissingError();
+    return decryptFieldsWith(await this.store.currentKey(streamId), streamId, record);
+  }
+
+  /** Decrypts each hit of a customer (each hit is its own root, as it was encrypted). */
+  async decryptHits<H>(streamId: string, hits: readonly H[]): Promise<DecryptedHits<H>> {
+    if (!containsEncrypted(hits)) return { hits: [...hits], erased: false };
+    if (!this.store) throw new PrivacyKeysMissingError();
+    const key = await this.store.currentKey(streamId);
+    let erased = false;
+    const out = hits.map((h) => {
+      const d = decryptFieldsWith(key, streamId, h);
+      erased ||= d.erased;
+      return d.record;
+    });
+    return { hits: out, erased };
+  }
+
+  /**
+   * Decrypts the data of a customer event or its summary (callbacks, the pull endpoint): the customer
+   * record at `customer` and each hit at `hits[]`, each its own root as it was encrypted.
+   */
+  async revealEventData(
+    streamId: string,
+    data: Record<string, unknown>,
+  ): Promise<{ data: Record<string, unknown>; erased: boolean }> {
+    if (!containsEncrypted(data)) return { data, erased: false };
+    const out = { ...data };
+    let erased = false;
+    if (out.customer !== undefined && out.customer !== null) {
+      const d = await this.decrypt(streamId, out.customer);
+      out.customer = d.record;
+      erased ||= d.erased;
+    }
+    if (Array.isArray(out.hits)) {
+      const h = await this.decryptHits(streamId, out.hits as unknown[]);
+      out.hits = h.hits;
+      erased ||= h.erased;
+    }
+    return { data: out, erased };
+  }
+
+  /** Forgets this process's cached key of a customer (after asking for its erasure). */
+  forget(streamId: string): void {
+    this.store?.forgetCached(streamId);
+  }
+
+  /**
+   * Erases the key generation `keyId` of a customer (or whatever key it has when keyId is undefined):
+   * idempotent; a later relationship's key survives a replayed erasure.
+   */
+  async erase(streamId: string, keyId: string | undefined): Promise<{ erased: boolean }> {
+    if (!this.store) return { erased: false };
+    if (keyId === undefined) return this.store.erase(streamId);
+    return this.store.eraseGeneration(streamId, keyId);
+  }
+}
+
+/** The key generation (keyId) of the first encrypted value found in a record; undefined when none is. */
+export function keyIdOf(node: unknown): string | undefined {
+  if (looksEncrypted(node)) return parseEncryptedValue(node)?.keyId;
+  if (Array.isArray(node)) {
+    for (const item of node) {
+      const id = keyIdOf(item);
+      if (id) return id;
+    }
+    return undefined;
+  }
+  if (node !== null && typeof node === 'object') {
+    for (const value of Object.values(node)) {
+      const id = keyIdOf(value);
+      if (id) return id;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,89 @@
+import { CustomerPrivacy } from '@crs/privacy';
+import { createLogger, createMetricsRegistry } from '@crs/runtime';
+import { DurablePublisher, setUpMessaging } from '@crs/messaging';
+import { ProjectionCatalog, connectMongo } from '@crs/store';
+import { loadEvaluationConfig } from '../config';
+import { RetentionJob, retentionMetrics } from '../retention-job';
+
+const USAGE = 'usage: retention-run [--max <erasures>] [--dry-run]';
+
+/**
+ * `retention-run`: one bounded start of the retention job on demand (docs/privacy.md, "Retention"), with
+ * the evaluation service's settings (PRIVACY_RETENTION_*, MONGODB_*, KAFKA_*, TOPIC_PREFIX). It resumes
+ * the current run, or begins a new one, asks for at most `--max` erasures (default
+ * PRIVACY_RETENTION_MAX_PER_RUN) and stops; a later start resumes after it. `--dry-run` publishes and
+ * writes nothing: it counts, from where the current run stands, whom a start would erase, hold and skip.
+ * Progress goes to stderr (a log line per chunk), the result as JSON to stdout. Exit 0 when the start
+ * finished or reached its limit, 1 when another instance runs the job or on an error, 2 on wrong usage.
+ */
+async function main(argv: string[]): Promise<number> {
+  const dryRun = argv.includes('--dry-run');
+  const maxAt = argv.indexOf('--max');
+  const max = maxAt >= 0 ? Number(argv[maxAt + 1]) : undefined;
+  const known = argv.every((a, i) => a === '--dry-run' || a === '--max' || (i === maxAt + 1 && maxAt >= 0));
+  if (!known || (max !== undefined && !(Number.isInteger(max) && max >= 1))) {
+    console.error(USAGE);
+    return 2;
+  }
+  const config = loadEvaluationConfig();
+  // Logs go to stderr so that stdout carries the result only.
+  const logger = createLogger('retention-run', config.LOG_LEVEL, process.stderr);
+  const { client, db, ownDb } = await connectMongo(config);
+  let publisher: DurablePublisher | undefined;
+  try {
+    let commandsTopic = '';
+    if (!dryRun) {
+      // As the service and the erasure API: without encryption no key deletion can reach the plaintext.
+      if (!CustomerPrivacy.fromConfig(config, ownDb('keys'), config.PRIVACY_REQUIRED).enabled) {
+        console.error(
+          'erasure needs encryption: set PRIVACY_KEK_FILE as the services have it (docs/privacy.md); --dry-run works without',
+        );
+        return 1;
+      }
+      const { kafka, serde, topics } = await setUpMessaging(config, 'retention-run', logger);
+      commandsTopic = topics.customerCommands;
+      publisher = new DurablePublisher(kafka, serde, config.KAFKA_ACK_TIMEOUT_MS);
+      await publisher.connect();
+    }
+    const job = new RetentionJob({
+      db,
+      catalog: new ProjectionCatalog(db),
+      ...(publisher ? { publisher } : {}),
+      commandsTopic,
+      logger,
+      metrics: retentionMetrics(createMetricsRegistry('retention-run')),
+      policy: config.retention,
+      periodMs: config.PRIVACY_RETENTION_SCAN_MS,
+      maxCustomers: config.PRIVACY_RETENTION_MAX_PER_RUN,
+      chunkSize: config.PRIVACY_RETENTION_CHUNK,
+      pauseMs: config.REEVALUATION_CHUNK_PAUSE_MS,
+      leaseMs: config.REEVALUATION_LEASE_MS,
+      clock: () => new Date(),
+    });
+    // Ctrl-C stops after the chunk in hand; its cursor is stored and the lease released.
+    process.once('SIGINT', () => void job.stop());
+    process.once('SIGTERM', () => void job.stop());
+    const report = await job.runOnce({
+      dryRun,
+      force: true,
+      ...(max !== undefined ? { maxCustomers: max } : {}),
+    });
+    console.log(JSON.stringify(report, null, 2));
+    if (report.status === 'LEASE_HELD') {
+      console.error('another instance is running the retention job; try again later');
+      return 1;
+    }
+    return report.status === 'INTERRUPTED' ? 1 : 0;
+  } finally {
+    await publisher?.disconnect().catch(() => undefined);
+    await client.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);
