@@ -15,7 +15,10 @@
 //   - decider and projector on a backlog (limit: raw consume-transform-produce in one transaction per
 //     fetched batch; raw unordered bulk upsert of the store), and the replay.
 // With BENCH_BASELINE=<a built checkout of an older commit> the same phases run first against that tree's
-// services (its own namespace, same stack, same limits): before and after in one run. Every phase prints
+// services (its own namespace, same stack, same limits): before and after in one run. `npm run bench privacy`
+// runs them twice on this tree, every service in plaintext mode (env PRIVACY_KEK_FILE '') and then with
+// encryption: the cost of personal-data encryption (docs/privacy.md). BENCH_BACKLOG (default 20,000) sets the
+// decider and projector backlog; BENCH_*_SECONDS the length of the other phases (settings() below). Every phase prints
 // the cores each process used (test/bench/cpu.mjs), and the single-import phase the store commands per
 // customer (store_commands_total of every service).
 import { createRequire } from 'node:module';
@@ -188,12 +191,17 @@ async function closedLoop(clients, seconds, send) {
   return (performance.now() - t0) / 1000;
 }
 
-/** Runs every phase against the services of `root` in namespace `NS`; pushes figures with `suffix`. */
+/**
+ * Runs every phase against the services of `root` in namespace `NS`; pushes figures with the suffix `.<label>`.
+ * `env` adds or overrides settings of every service started (merged last into the cluster's settings), e.g.
+ * `{ PRIVACY_KEK_FILE: '' }` for plaintext mode (`npm run bench privacy`).
+ */
 export async function benchPipeline({
   root = ROOT,
   label = 'after',
   figures = [],
   limits = {},
+  env: extraEnv = {},
   log = console.log,
 }) {
   const cfg = settings();
@@ -232,6 +240,7 @@ export async function benchPipeline({
         },
       ],
     }),
+    ...extraEnv,
   };
   const mongo = await new MongoClient(env.MONGODB_URI).connect();
   await dropNamespaceDbs(mongo, ns.env.MONGODB_DB);

@@ -5,13 +5,20 @@
 // `npm run bench screening`: the in-process screening benchmark alone (no stack, a minute), which
 // replaces only the screening figures in both files. `BENCH_SIZES=10000 npm run bench stack`: the
 // local-stack phases alone at those sizes, which replace (or add) only their sections.
+// Personal-data encryption (docs/privacy.md, test/bench/privacy.mjs): every run measures the cipher in process
+// and, with the stack, the key store. `npm run bench privacy`: those two and the whole pipeline twice in one
+// run, every service in plaintext mode (label `plain`, PRIVACY_KEK_FILE '') and then encrypting (label
+// `encrypted`), side by side with the ratio encrypted / plain; replaces only the privacy sections in both
+// files. BENCH_BACKLOG=2000 (default 20,000) shortens the decider and projector phases for a quick run.
 import os from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync, existsSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { round } from './stats.mjs';
 import { benchRiskEngine, benchScreening, benchValidation } from './in-process.mjs';
 import { benchStack } from './stack.mjs';
 import { benchPipeline, measureLimits } from './pipeline.mjs';
+import { benchPrivacy, benchKeyStore, localMongoUri } from './privacy.mjs';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const DATA = process.env.CRS_SHARED_DATA ?? path.resolve(ROOT, '../shared/data');
@@ -39,6 +46,22 @@ const machine = {
   date: new Date().toISOString(),
 };
 
+const machineText = `${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}`;
+const loadNow = () => os.loadavg()[0].toFixed(1);
+/** The BENCH_* settings of this run, as they go in front of the command in a note. */
+const benchVars = () =>
+  Object.entries(process.env)
+    .filter(([k]) => k.startsWith('BENCH_'))
+    .map(([k, v]) => `${k}=${v} `)
+    .join('');
+const rev = (dir) => {
+  try {
+    return execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    return '?';
+  }
+};
+
 const figures = [];
 const add = (list, section) => {
   for (const f of list) figures.push({ ...f, section });
@@ -56,6 +79,104 @@ async function benchScreeningWithLoad() {
   return { list, note };
 }
 
+const PRIVACY = 'Personal-data encryption';
+const PRIVACY_STORE = 'Personal-data encryption: key store';
+const PRIVACY_PIPELINE = 'Personal-data encryption: pipeline, plain and encrypted';
+
+/** The cipher in process (test/bench/privacy.mjs), with the machine and its load like the screening section. */
+async function benchPrivacyWithLoad() {
+  const before = loadNow();
+  const list = await benchPrivacy();
+  const note = `Measured ${new Date().toISOString()} on ${machineText}, in process (no stack), the key in memory: the benchmark customer record, 2,000 distinct customers, 5 rounds; 1-minute load average ${before} at the start, ${loadNow()} at the end (other work on the same cores lowers the rates). With the key store and the pipeline in plain and encrypted mode: \`npm run bench privacy\`.`;
+  return { list, note };
+}
+
+/** The key store on the local stack's store (test/bench/privacy.mjs); a failure leaves a figure saying so. */
+async function measureKeyStore() {
+  console.log('local stack: personal-data key store');
+  const before = loadNow();
+  let list;
+  try {
+    list = await benchKeyStore(await localMongoUri());
+  } catch (err) {
+    console.log(`  key store stopped early: ${err.message}`);
+    list = [{ name: 'privacy.store.incomplete', value: 1, unit: `stopped early: ${err.message}` }];
+  }
+  const n = Number(process.env.BENCH_PRIVACY_CUSTOMERS ?? 10000);
+  const note = `Measured ${new Date().toISOString()} on ${machineText}, against the local stack's store (FerretDB) in a scratch database dropped afterwards, ${n} new customers per phase: \`DataKeyStore.keysFor\` and \`CustomerPrivacy.encryptCustomers\` in batches of 500 (the ingress's one insertMany per group of requests), \`currentKey\` with the cache off (a findOne by _id and an unwrap: what a decrypting service pays per customer on a cache miss); 1-minute load average ${before} at the start, ${loadNow()} at the end.`;
+  return { list, note };
+}
+
+/** The whole pipeline once per run [label, root, env] (test/bench/pipeline.mjs); a run that fails says so. */
+async function runPipelines(runs, measured, limits) {
+  const loads = [];
+  for (const [label, root, env = {}] of runs) {
+    console.log(
+      `pipeline: ${label} (${root}${Object.keys(env).length ? `, env ${JSON.stringify(env)}` : ''})`,
+    );
+    const before = loadNow();
+    try {
+      await benchPipeline({ root, label, figures: measured, limits, env });
+    } catch (err) {
+      console.log(`  pipeline (${label}) stopped early: ${err.message}`);
+      measured.push({
+        name: `pipeline.incomplete.${label}`,
+        value: 1,
+        unit: `stopped early: ${err.message}`,
+      });
+    }
+    loads.push(`${label} ${before} → ${loadNow()}`);
+  }
+  return loads;
+}
+
+/**
+ * The figures of two labels of one run side by side (`pipeline.<name>.<a>` beside `pipeline.<name>.<b>`) with
+ * the ratio b / a: console lines, markdown rows, and a `<name>.<b>_to_<a>` figure for each throughput or
+ * latency. Ratios to a limit stay in the full list only.
+ */
+function sideBySide(list, a, b) {
+  const base = (name, label) =>
+    name.endsWith(`.${label}`) && !name.includes('.ratio_to_') ? name.slice(0, -label.length - 1) : undefined;
+  const names = [];
+  const of = { [a]: new Map(), [b]: new Map() };
+  for (const f of list) {
+    for (const label of [a, b]) {
+      const n = base(f.name, label);
+      if (n === undefined) continue;
+      if (!names.includes(n)) names.push(n);
+      of[label].set(n, f);
+    }
+  }
+  const lines = [`${'figure'.padEnd(55)} ${a.padStart(12)} ${b.padStart(12)} ${`${b} / ${a}`.padStart(20)}`];
+  const rows = [`| figure | ${a} | ${b} | ${b} / ${a} | unit |`, '|---|---:|---:|---:|---|'];
+  const ratios = [];
+  for (const n of names) {
+    const x = of[a].get(n);
+    const y = of[b].get(n);
+    // No ratio of a difference (backlog growth) or of a zero.
+    const ratio =
+      typeof x?.value === 'number' && typeof y?.value === 'number' && x.value > 0 && y.value >= 0
+        ? round(y.value / x.value, 3)
+        : undefined;
+    // Units that differ between the runs (the cores and store commands broken down) show both breakdowns.
+    const head = (u) => u.split(' (')[0];
+    const tail = (u) => (u.includes(' (') ? u.slice(u.indexOf(' (') + 2, -1) : '');
+    const unit =
+      !x || !y || x.unit === y.unit
+        ? (x ?? y).unit
+        : `${head(y.unit)} (${a}: ${tail(x.unit) || head(x.unit)}; ${b}: ${tail(y.unit) || head(y.unit)})`;
+    const show = (v) => (v === undefined ? '—' : String(v));
+    lines.push(
+      `${n.padEnd(55)} ${show(x?.value).padStart(12)} ${show(y?.value).padStart(12)} ${show(ratio).padStart(20)} ${head((x ?? y).unit)}`,
+    );
+    rows.push(`| ${n} | ${show(x?.value)} | ${show(y?.value)} | ${show(ratio)} | ${unit} |`);
+    if (ratio !== undefined && /per_sec|latency|_p50$|_p99$/.test(n))
+      ratios.push({ name: `${n}.${b}_to_${a}`, value: ratio, unit: `ratio (${b} / ${a})` });
+  }
+  return { lines, rows, ratios };
+}
+
 /** Prints figures as aligned lines. */
 const print = (list) => {
   for (const f of list) console.log(`${f.name.padEnd(55)} ${String(f.value).padStart(12)} ${f.unit}`);
@@ -69,7 +190,8 @@ const table = (list) => [
 
 /**
  * Replaces (or adds) the given figures in reports/bench.json and their `## <section>` parts in
- * docs/benchmarks.md, keeping everything else of the last full run.
+ * docs/benchmarks.md, keeping everything else of the last full run. A section's `rows` (markdown table
+ * lines) replace its plain table of figures.
  */
 function mergeIntoReports(list, sectionsWithNotes) {
   const jsonFile = path.join(ROOT, 'reports/bench.json');
@@ -88,8 +210,8 @@ function mergeIntoReports(list, sectionsWithNotes) {
   );
   const mdFile = path.join(ROOT, 'docs/benchmarks.md');
   let md = existsSync(mdFile) ? readFileSync(mdFile, 'utf8') : '# Benchmarks\n\n';
-  for (const { section, note, figures: own } of sectionsWithNotes) {
-    const text = [`## ${section}`, '', ...(note ? [note, ''] : []), ...table(own), ''].join('\n');
+  for (const { section, note, figures: own, rows } of sectionsWithNotes) {
+    const text = [`## ${section}`, '', ...(note ? [note, ''] : []), ...(rows ?? table(own)), ''].join('\n');
     const at = md.indexOf(`## ${section}\n`);
     const end = at < 0 ? -1 : md.indexOf('\n## ', at + 1);
     md = at < 0 ? `${md.trimEnd()}\n\n${text}` : md.slice(0, at) + text + (end < 0 ? '' : md.slice(end));
@@ -186,30 +308,46 @@ if (process.argv[2] === 'pipeline') {
         ['after', ROOT],
       ]
     : [['after', ROOT]];
-  for (const [label, root] of runs) {
-    console.log(`pipeline: ${label} (${root})`);
-    try {
-      await benchPipeline({ root, label, figures: measured, limits });
-    } catch (err) {
-      console.log(`  pipeline (${label}) stopped early: ${err.message}`);
-      measured.push({
-        name: `pipeline.incomplete.${label}`,
-        value: 1,
-        unit: `stopped early: ${err.message}`,
-      });
-    }
-  }
+  await runPipelines(runs, measured, limits);
   print(measured);
-  const rev = (dir) => {
-    try {
-      return execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-    } catch {
-      return '?';
-    }
-  };
+  if (baseline) for (const line of sideBySide(measured, 'before', 'after').lines) console.log(line);
   const note = `Measured ${new Date().toISOString()} with \`${baseline ? `BENCH_BASELINE=${process.env.BENCH_BASELINE} ` : ''}npm run bench pipeline\` on ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}; ${baseline ? `before = ${rev(baseline)}, ` : ''}after = ${rev(ROOT)}. Limits measured in the same run on the same stack (test/bench/limits); a ratio is the stage's figure divided by the limit it is bound by.`;
   mergeIntoReports(measured, [{ section: 'pipeline (issue 15)', note, figures: measured }]);
   console.log('updated the pipeline figures in reports/bench.json and docs/benchmarks.md');
+  process.exit(0);
+}
+
+if (process.argv[2] === 'privacy') {
+  // `npm run bench privacy`: the cost of personal-data encryption (issue #18): the cipher in process, the key
+  // store on the local stack, and the whole pipeline twice in one run, plain then encrypted, side by side.
+  console.log('in-process: personal-data encryption');
+  const inProcess = await benchPrivacyWithLoad();
+  print(inProcess.list);
+  const keyStore = await measureKeyStore();
+  print(keyStore.list);
+  const measured = [];
+  const loads = await runPipelines(
+    [
+      ['plain', ROOT, { PRIVACY_KEK_FILE: '' }],
+      ['encrypted', ROOT, {}],
+    ],
+    measured,
+    {},
+  );
+  const compared = sideBySide(measured, 'plain', 'encrypted');
+  print(measured);
+  for (const line of compared.lines) console.log(line);
+  const pipelineFigures = [...measured, ...compared.ratios];
+  const note = `Measured ${new Date().toISOString()} with \`${benchVars()}npm run bench privacy\` on ${machineText}, at ${rev(ROOT)}: the phases of \`npm run bench pipeline\` (test/bench/pipeline.mjs, without the raw limits) run twice in one run on the same stack, each in a namespace of its own: \`plain\` with every service in plaintext mode (PRIVACY_KEK_FILE ''), then \`encrypted\` (the default: the ingress encrypts each customer record, evaluation, screening, callback and the read API decrypt). A ratio is encrypted / plain: above 1 for a rate means faster encrypted, for a latency slower. 1-minute load average (start → end) ${loads.join(', ')}; other work on the same cores moves both runs, so compare ratios within one run only.`;
+  mergeIntoReports(
+    [...inProcess.list, ...keyStore.list, ...pipelineFigures],
+    [
+      { section: PRIVACY, note: inProcess.note, figures: inProcess.list },
+      { section: PRIVACY_STORE, note: keyStore.note, figures: keyStore.list },
+      { section: PRIVACY_PIPELINE, note, figures: pipelineFigures, rows: compared.rows },
+    ],
+  );
+  console.log('updated the personal-data encryption figures in reports/bench.json and docs/benchmarks.md');
   process.exit(0);
 }
 
@@ -242,7 +380,16 @@ if (existsSync(DATA)) {
   add(list, 'screening');
   notes.set('screening', note);
 }
+console.log('in-process: personal-data encryption');
+{
+  const { list, note } = await benchPrivacyWithLoad();
+  add(list, PRIVACY);
+  notes.set(PRIVACY, note);
+}
 if (!process.env.BENCH_SKIP_STACK) {
+  const keyStore = await measureKeyStore();
+  add(keyStore.list, PRIVACY_STORE);
+  notes.set(PRIVACY_STORE, keyStore.note);
   for (const size of sizes) {
     add(await measureStack(size), `local stack (${size})`);
     notes.set(
@@ -270,7 +417,7 @@ const md = [
   `Machine: ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB memory, Node ${machine.node}, ${machine.platform}; run ${machine.date}.`,
   'The local stack is Kafka 3.9 (single KRaft node), Apicurio Registry 3.0.9 and FerretDB 1.24 on SQLite, all on the same 2 cores as the services and the load generator.',
   '',
-  'Reading the local-stack figures: everything (Kafka, the registry, FerretDB, seven services and the load generator) shares 2 cores, so the figures are what the whole pipeline sustains together. FerretDB v1 on SQLite is built with a fix so that `_id` reads and writes use their index (decision 0009; before it, the projector managed 5-8 events/s); conditional filters still scan the collection (decision 0008). When imports arrive faster than callbacks are delivered (about 25-30/s, five small writes each), accept-to-callback grows with the size of the run. Accept-to-assessment and screened customers/s are read from the event log (broker timestamps). On MongoDB the same queries are served by indexes. The stack phases run at 1k customers by default; larger sizes are opt-in (`BENCH_SIZES=10000 npm run bench stack` measures one size alone and merges its table; 10k took 32 minutes on 2 cores). Above `BENCH_SAMPLE` customers (default 10k) the store is first filled to the size by batch imports through the whole pipeline, in a business unit without a callback endpoint (the `preload` figures), and each phase then measures the sample on top of it: `BENCH_SIZES=100000 BENCH_SAMPLE=5000 npm run bench stack` took 46 minutes; `*_share` figures say how much arrived within the bounded wait. The in-process figures (validation, risk engine, screening) are the service code alone.',
+  "Reading the local-stack figures: everything (Kafka, the registry, FerretDB, seven services and the load generator) shares 2 cores, so the figures are what the whole pipeline sustains together. FerretDB v1 on SQLite is built with a fix so that `_id` reads and writes use their index (decision 0009; before it, the projector managed 5-8 events/s); conditional filters still scan the collection (decision 0008). When imports arrive faster than callbacks are delivered (about 25-30/s, five small writes each), accept-to-callback grows with the size of the run. Accept-to-assessment and screened customers/s are read from the event log (broker timestamps). On MongoDB the same queries are served by indexes. The stack phases run at 1k customers by default; larger sizes are opt-in (`BENCH_SIZES=10000 npm run bench stack` measures one size alone and merges its table; 10k took 32 minutes on 2 cores). Above `BENCH_SAMPLE` customers (default 10k) the store is first filled to the size by batch imports through the whole pipeline, in a business unit without a callback endpoint (the `preload` figures), and each phase then measures the sample on top of it: `BENCH_SIZES=100000 BENCH_SAMPLE=5000 npm run bench stack` took 46 minutes; `*_share` figures say how much arrived within the bounded wait. The in-process figures (validation, risk engine, screening, personal-data encryption) are the service code alone; the key store of personal data is measured on the local stack's store, and `npm run bench privacy` adds the whole pipeline in plain and encrypted mode side by side in a section of its own.",
   '',
   ...sections.flatMap((s) => [
     `## ${s}`,
