@@ -21,7 +21,9 @@ import {
  */
 describe('RetentionJob (real Kafka, registry and store)', () => {
   const run = `${process.pid}-${Date.now().toString(36)}`;
-  const logger = createLogger('retention-it', 'fatal');
+  // Level fatal: only the audit events (their own level) reach the stream, which the test reads.
+  const logged: string[] = [];
+  const logger = createLogger('retention-it', 'fatal', { write: (line: string) => void logged.push(line) });
   const policy = parseRetentionPolicy(5, 'RTB:10');
   let client: MongoClient;
   let db: Db;
@@ -229,6 +231,19 @@ describe('RetentionJob (real Kafka, registry and store)', () => {
     expect(await metric('retention_customers_total', { outcome: 'erased' })).toBe(3);
     expect(await metric('retention_customers_total', { outcome: 'held' })).toBe(2);
     expect(await metric('retention_run_progress', { count: 'scanned' })).toBe(7);
+
+    // One audit event per erasure asked for, with the job as subject and pseudonymous ids only.
+    const audits = logged
+      .map((l) => JSON.parse(l) as { log?: string; audit?: Record<string, unknown> })
+      .filter((l) => l.log === 'audit' && l.audit?.runId === runId);
+    expect(
+      audits.map((a) => `${String(a.audit!.businessUnit)}:${String(a.audit!.customerExtId)}`).sort(),
+    ).toEqual(expected);
+    expect(audits[0]!.audit).toMatchObject({
+      action: 'customer.personal-data-erase',
+      subject: 'retention-job',
+      outcome: 'ALLOWED',
+    });
   });
 
   it('begins a new run after a finished one, and lets only one instance run it at a time', async () => {

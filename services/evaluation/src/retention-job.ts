@@ -375,6 +375,7 @@ export class RetentionJob {
   }): Promise<RetentionRunReport> {
     const { opts } = this;
     const customers = await opts.catalog.collection<RetentionCustomerDoc>('customers');
+    const audit = opts.logger.child({ log: 'audit' }, { level: 'info' });
     let after = p.after;
     let here = zero();
     const erasedByBusinessUnit: Record<string, number> = {};
@@ -419,7 +420,28 @@ export class RetentionJob {
         }
         after = row._id;
       }
-      if (messages.length > 0) await opts.publisher!.publish(messages);
+      if (messages.length > 0) {
+        await opts.publisher!.publish(messages);
+        // docs/privacy.md, "Audit events": one per customer whose erasure the job asked for, like the
+        // ingress's for the erasure API; pseudonymous ids only.
+        for (const m of messages) {
+          const c = m.value as CustomerCommand;
+          audit.info(
+            {
+              audit: {
+                action: 'customer.personal-data-erase',
+                outcome: 'ALLOWED',
+                subject: 'retention-job',
+                businessUnit: c.businessUnit,
+                customerExtId: c.customerExtId,
+                communicationNumber: c.correlationId,
+                runId: p.runId,
+              },
+            },
+            'audit',
+          );
+        }
+      }
       here = add(here, chunk);
       const finished = !limitReached && rows.length < opts.chunkSize;
       const run = add(p.before, here);
