@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
+import { insertNew } from '@crs/store';
 import { b64u } from './encrypted-value';
 import { DataKeyCache, type DataKeyCacheOptions } from './data-key-cache';
 import { DataKeyUnavailableError } from './errors';
@@ -110,14 +111,9 @@ export class DataKeyStore implements DataKeySource {
     }
     if (fresh.size === 0) return out;
     const docs = [...fresh.values()].map((f) => f.doc);
-    const taken = new Set<number>();
-    try {
-      await this.keys.insertMany(docs, { ordered: false });
-    } catch (err) {
-      const writeErrors = (err as { writeErrors?: { index: number; code?: number }[] }).writeErrors;
-      if (!Array.isArray(writeErrors) || writeErrors.some((we) => we.code !== DUPLICATE_KEY)) throw err;
-      for (const we of writeErrors) taken.add(we.index);
-    }
+    // E11000: the customer has a key already. Any other failure, or one that does not say what became of
+    // every document (a connection lost mid-command), is thrown: no key is used unless it is stored.
+    const taken = new Set<number>(await insertNew(this.keys, docs));
     await Promise.all(
       docs.map(async (doc, index) => {
         if (taken.has(index)) {

@@ -3,3 +3,4 @@ export * from './collections';
 export * from './callback-deliveries';
 export * from './mongo-watchdog';
 export * from './owner-databases';
+export * from './insert-new';

@@ -5,7 +5,9 @@ const MAX_BULK = 500;
 
 /**
  * Inserts documents unordered, at most MAX_BULK per command, and returns the indexes (into `docs`) of
- * those whose `_id` already existed. Any other write error is thrown.
+ * those whose `_id` already existed. Any other write error is thrown, and so is an error that does not
+ * account for every document: a connection lost mid-command comes back as a bulk write error with no
+ * (or too few) write errors, and nothing then says which documents were stored.
  */
 export async function insertNew<T extends Document>(collection: Collection<T>, docs: T[]): Promise<number[]> {
   const duplicates: number[] = [];
@@ -22,7 +24,7 @@ export async function insertNew<T extends Document>(collection: Collection<T>, d
         index?: number;
         err?: { code?: number; index?: number };
       }[];
-      if (list.length === 0) throw err;
+      if (list.length === 0 || !accountsForEvery(err, slice.length, list.length)) throw err;
       for (const e of list) {
         const code = e.code ?? e.err?.code;
         const index = e.index ?? e.err?.index;
@@ -32,4 +34,16 @@ export async function insertNew<T extends Document>(collection: Collection<T>, d
     }
   }
   return duplicates;
+}
+
+/** Whether a bulk write error says what happened to every document: inserted, or a write error. */
+export function accountsForEvery(err: unknown, documents: number, writeErrors: number): boolean {
+  const e = err as {
+    writeConcernError?: unknown;
+    insertedCount?: unknown;
+    result?: { insertedCount?: unknown };
+  };
+  if (e.writeConcernError !== undefined && e.writeConcernError !== null) return false;
+  const inserted = typeof e.insertedCount === 'number' ? e.insertedCount : e.result?.insertedCount;
+  return typeof inserted === 'number' && inserted + writeErrors === documents;
 }

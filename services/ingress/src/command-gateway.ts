@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
-import { OwnedCollections } from '@crs/store';
+import { OwnedCollections, accountsForEvery } from '@crs/store';
 import { streamKey, type DurablePublisher } from '@crs/messaging';
 import type { CustomerCommand, CustomerCommandData, CustomerCommandType } from '@crs/contracts';
 
@@ -262,7 +262,13 @@ export class CommandGateway {
       await this.reservations.insertMany(docs, { ordered: false });
     } catch (err) {
       const writeErrors = (err as { writeErrors?: unknown }).writeErrors;
-      if (!(err instanceof MongoBulkWriteError) || !Array.isArray(writeErrors) || hasWriteConcernError(err)) {
+      if (
+        !(err instanceof MongoBulkWriteError) ||
+        !Array.isArray(writeErrors) ||
+        hasWriteConcernError(err) ||
+        // A connection lost mid-command: a bulk error whose write errors do not cover what was not inserted.
+        !accountsForEvery(err, docs.length, writeErrors.length)
+      ) {
         // Nothing says which documents were stored: every request of the group fails and releases all.
         for (let r = 0; r < group.length; r += 1) failed.set(r, err);
       } else {
