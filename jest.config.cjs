@@ -27,7 +27,11 @@ module.exports = {
     {
       ...common,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{packages,services}/**/*.unit.test.ts'],
+      // test/guards: the architecture guards (ESLint, dependency-cruiser) shown failing on purpose.
+      testMatch: [
+        '<rootDir>/{packages,services}/**/*.unit.test.ts',
+        '<rootDir>/test/guards/**/*.unit.test.ts',
+      ],
       testPathIgnorePatterns: ignore,
     },
     {

@@ -11,7 +11,7 @@ cd "$ROOT"
 need() { command -v "$1" >/dev/null 2>&1 || { echo "error: '$1' is required but not installed. $2" >&2; exit 1; }; }
 
 ensure_pnpm() {
-  need node "Install Node.js 20.11 or newer."
+  need node "Install Node.js 20.12 or newer."
   need npm "npm ships with Node.js."
   local want; want="$(node -p "require('./package.json').packageManager.split('@')[1]")"
   local dir="$ROOT/.tools/pnpm-$want"

@@ -83,7 +83,7 @@ usage() { sed -n '6,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2;
 # Tools
 
 need_node() {
-  command -v node >/dev/null 2>&1 || die "'node' is required (readiness probes). Install Node.js 20.11 or newer."
+  command -v node >/dev/null 2>&1 || die "'node' is required (readiness probes). Install Node.js 20.12 or newer."
 }
 
 need_java() {

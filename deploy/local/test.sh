@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test pipeline behind `npm test` (run by bootstrap.sh after install and build):
-#   1. lint (eslint: types, architecture guards; prettier --check) and unit tests (need nothing running);
+#   1. lint (tests type-checked, dependency-cruiser and eslint: architecture guards; prettier --check)
+#      and unit tests (need nothing running);
 #      chromium for the /docs browser test (ensure-chromium.sh: apt-get install when missing)
 #   2. the local stack                 (stack.sh up; only what was not running already)
 #   3. integration and e2e tests       (against the stack, one file at a time)

@@ -5,6 +5,8 @@ import { issueToken, type Scope } from '@crs/auth';
 import { ALL_SCOPES, ROOT, TestCluster, eventually, localToken, uniqueId } from '@crs/testing';
 import { batchItem, client, individual, simplified, type Answer, type Json } from './api-support';
 
+type SigningJwk = Parameters<typeof issueToken>[0]['privateJwk'];
+
 /**
  * The attack matrix: every endpoint that needs a token, against every kind of bad token, over real
  * HTTP. Nothing an attacker sends may be accepted, and reading another business unit's data must
@@ -161,7 +163,8 @@ describe('HTTP API attack matrix', () => {
 
     // A key pair of our own, presented under the trusted key's kid and under a kid of its own.
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const foreign = privateKey.export({ format: 'jwk' });
+    // Node's JsonWebKey leaves every member optional; an exported EC key has them all.
+    const foreign = privateKey.export({ format: 'jwk' }) as SigningJwk;
     const hmacToken = (secret: string | Buffer) => {
       const signingInput = `${b64({ alg: 'HS256', typ: 'JWT', kid: publicJwk.kid })}.${b64(claims)}`;
       return `${signingInput}.${createHmac('sha256', secret).update(signingInput).digest('base64url')}`;
@@ -202,7 +205,7 @@ describe('HTTP API attack matrix', () => {
       { name: 'wrong audience', header: `Bearer ${await sign({ audience: 'another-api' })}`, code: invalid },
       {
         name: 'wrong key under the trusted kid',
-        header: `Bearer ${await sign({ privateJwk: { ...foreign, kid: publicJwk.kid, alg: 'ES256' } })}`,
+        header: `Bearer ${await sign({ privateJwk: { ...foreign, kid: publicJwk.kid as string, alg: 'ES256' } })}`,
         code: invalid,
       },
       {

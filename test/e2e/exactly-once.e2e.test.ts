@@ -140,7 +140,7 @@ describe('exactly-once through a decider crash, and replay', () => {
     for (const n of archiveOwned) {
       const name = await catalog.activeName(n);
       await db
-        .collection<{ _id: string }>(name)
+        .collection<{ _id: string; businessUnit: string; marker: boolean }>(name)
         .insertOne({ _id: `${n}-kept-${uniqueId('m')}`, businessUnit: 'DEMO', marker: true });
       before[n] = { name, docs: await db.collection(name).find({}).sort({ _id: 1 }).toArray() };
       expect(before[n]!.docs.length).toBeGreaterThan(0);

@@ -18,8 +18,8 @@ const table = JSON.parse(
 const entries = Object.entries(table.principals).flatMap(([principal, { acls }]) =>
   acls.map((acl) => ({ principal, ...acl })),
 );
-const catalogue = new Set(Object.values(Topics).map((t) => t.name));
-const unused = new Set([Topics.callbackRetry.name, Topics.callbackDeadLetter.name]);
+const catalogue = new Set<string>(Object.values(Topics).map((t) => t.name));
+const unused = new Set<string>([Topics.callbackRetry.name, Topics.callbackDeadLetter.name]);
 
 describe('Kafka ACL table of the chart', () => {
   it('names only topics of the catalogue, and covers every topic the services use', () => {

@@ -52,7 +52,16 @@ describe('customer decider restart over state snapshots', () => {
       correlationId,
       businessUnit: 'DEMO',
       customerExtId: `C-${run}`,
-      data: { customer: { entityType: 'INDIVIDUAL', firstName: 'Test', lastName: `Person ${seq}` } },
+      data: {
+        customer: {
+          communicationNumber: correlationId,
+          businessUnit: 'DEMO',
+          customerExtId: `C-${run}`,
+          entityType: 'INDIVIDUAL',
+          firstName: 'Test',
+          lastName: `Person ${seq}`,
+        },
+      },
     } satisfies CustomerCommand;
     const producer = messaging.kafka.producer();
     await producer.connect();

@@ -39,7 +39,15 @@ describe('RetentionJob (real Kafka, registry and store)', () => {
   };
   const day = (d: Date) => d.toISOString().slice(0, 10);
 
-  const customer = (businessUnit: string, customerExtId: string, fields: Record<string, unknown>) => ({
+  interface Fields {
+    status?: string | null;
+    closingDate?: string;
+    statusChangedAt?: string;
+    simplified?: boolean;
+    personalDataErased?: boolean;
+    updatedAt?: string;
+  }
+  const customer = (businessUnit: string, customerExtId: string, fields: Fields) => ({
     _id: `${businessUnit}:${customerExtId}`,
     businessUnit,
     customerExtId,

@@ -33,7 +33,16 @@ describe('CommandGateway: reservations of failed requests', () => {
     businessUnit: 'DEMO',
     customerExtId: `C-${communicationNumber}`,
     communicationNumber,
-    data: { customer: { entityType: 'INDIVIDUAL', firstName: 'Test', lastName: 'Person' } },
+    data: {
+      customer: {
+        communicationNumber,
+        businessUnit: 'DEMO',
+        customerExtId: `C-${communicationNumber}`,
+        entityType: 'INDIVIDUAL',
+        firstName: 'Test',
+        lastName: 'Person',
+      },
+    },
     issuedBy: 'gateway-it',
   });
 
@@ -146,7 +155,7 @@ describe('CommandGateway: reservations of failed requests', () => {
     const working = await gateway(messaging.topics.customerCommands, 300);
     expect(await working.submit([item('comm-bg')])).toEqual([{ ok: true }]);
     expect(await working.submit([item('comm-bg')])).toEqual([{ ok: false, reason: 'USED' }]);
-    expect(await working.isUsed('DEMO', 'comm-bg')).toBe(true);
+    expect(await working.isUsed('DEMO', 'comm-bg', 'C-comm-bg')).toBe(true);
 
     const offsets = await (async () => {
       const admin = messaging.kafka.admin();
@@ -168,7 +177,7 @@ describe('CommandGateway: reservations of failed requests', () => {
     proxy.restore();
     expect(await reservation('comm-now')).not.toBeNull();
     // The batch pre-check does not count a reservation of an attempt that was never acknowledged.
-    expect(await g.isUsed('DEMO', 'comm-now')).toBe(false);
+    expect(await g.isUsed('DEMO', 'comm-now', 'C-comm-now')).toBe(false);
 
     // The retry gets past the reservation to the broker (which still fails here: a 503 for the client, not a 400).
     await expect(g.submit([item('comm-now')])).rejects.toBeInstanceOf(BrokerUnavailableError);
@@ -191,7 +200,7 @@ describe('CommandGateway: reservations of failed requests', () => {
     proxy.restore();
     await until('the retry list to empty', async () => g.unreleasedCount() === 0);
     expect((await reservation('comm-taken'))?.commandId).toBe('another-attempt');
-    expect(await g.isUsed('DEMO', 'comm-taken')).toBe(true);
+    expect(await g.isUsed('DEMO', 'comm-taken', 'C-comm-taken')).toBe(true);
   });
   it('a batch with duplicates inside it and against existing reservations gets O001 exactly on those items', async () => {
     const g = await gateway(messaging.topics.customerCommands, 300);

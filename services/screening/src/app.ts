@@ -35,9 +35,9 @@ import {
   applySuppression,
   queryTokensOf,
   sameMatches,
-  screenedNameHash,
   type ScreeningDecision,
 } from './domain/suppression';
+import { screenedNameHash } from './screened-name-hash';
 import { thresholdsFor } from './domain/thresholds';
 import { chunks, mergeRescreenedHits } from './domain/rescreening';
 import { ListCatalog, type SnapshotChange } from './lists/list-catalog';
@@ -214,7 +214,7 @@ export function buildScreeningService(
     const out = lists.map(async (list) => {
       const hits = await privacy.encryptHits(
         event.streamId,
-        applySuppression(event.streamId, found[list], book, entryHashOf),
+        applySuppression(event.streamId, found[list], book, entryHashOf, screenedNameHash),
       );
       return command(
         'RecordScreeningResult',
@@ -325,6 +325,7 @@ export function buildScreeningService(
           mergeRescreenedHits(previous, next.source, diff, found[next.list]),
           book,
           entryHashOf,
+          screenedNameHash,
         );
         duration.labels('rescreen').observe(Number(process.hrtime.bigint() - started) / 1e9);
         if (sameMatches(previous, merged)) continue;

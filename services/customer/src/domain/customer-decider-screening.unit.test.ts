@@ -29,7 +29,13 @@ function record(overrides: Partial<CustomerData> = {}): CustomerData {
 }
 
 let seq = 0;
-function cmd<C extends CustomerCommand>(type: C['type'], data: C['data'], correlationId = `SCR-${++seq}`): C {
+// The command type picks the data's type (a type parameter on the whole command would not be inferred).
+type Command<T extends CustomerCommand['type']> = Extract<CustomerCommand, { type: T }>;
+function cmd<T extends CustomerCommand['type']>(
+  type: T,
+  data: Command<T>['data'],
+  correlationId = `SCR-${++seq}`,
+): Command<T> {
   return {
     commandId: `scr-${seq}-${type}`,
     type,
@@ -39,7 +45,7 @@ function cmd<C extends CustomerCommand>(type: C['type'], data: C['data'], correl
     businessUnit: 'DEMO',
     customerExtId: 'C-9',
     data,
-  } as C;
+  } as Command<T>;
 }
 
 const history = (...commands: CustomerCommand[]): CustomerEvent[] => decidedHistory(NOW, ...commands);

@@ -34,11 +34,13 @@ function record(overrides: Partial<CustomerData> = {}): CustomerData {
 }
 
 let seq = 0;
-function cmd<C extends CustomerCommand>(
-  type: C['type'],
-  data: C['data'],
+// The command type picks the data's type (a type parameter on the whole command would not be inferred).
+type Command<T extends CustomerCommand['type']> = Extract<CustomerCommand, { type: T }>;
+function cmd<T extends CustomerCommand['type']>(
+  type: T,
+  data: Command<T>['data'],
   correlationId = `COMM-${++seq}`,
-): C {
+): Command<T> {
   return {
     commandId: `cmd-${seq}-${type}`,
     type,
@@ -48,7 +50,7 @@ function cmd<C extends CustomerCommand>(
     businessUnit: 'DEMO',
     customerExtId: 'C-1',
     data,
-  } as C;
+  } as Command<T>;
 }
 
 const history = (...commands: CustomerCommand[]): CustomerEvent[] => decidedHistory(NOW, ...commands);

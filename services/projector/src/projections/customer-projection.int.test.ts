@@ -251,7 +251,7 @@ describe.each(['mongodb', 'ferretdb'] as const)('chunked live executor (%s write
       expect(await snapshotOf(chunked)).toEqual(expected);
     }
     expect(expected.customers).toHaveLength(2);
-    expect(expected.customers[0]).toMatchObject({ version: 12, status: 'SUSPENDED', riskLevel: 'EXTREME' });
+    expect(expected.customers![0]).toMatchObject({ version: 12, status: 'SUSPENDED', riskLevel: 'EXTREME' });
   });
 });
 

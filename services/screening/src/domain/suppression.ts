@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { ScreeningHitData, ScreeningListName } from '@crs/contracts';
 
 export type DecisionKind = 'FALSE_POSITIVE' | 'CONFIRMED';
@@ -13,22 +12,12 @@ export interface ScreeningDecision {
   subject: string;
   /** Content hash of the entry when decided. */
   entryHash: string;
-  /** sha256 of the screened name's normalised words when decided. */
+  /** Fingerprint of the screened name's normalised words when decided (`nameHashOf` below). */
   screenedNameHash: string;
 }
 
 export function decisionKey(streamId: string, list: string, source: string, entryId: string): string {
   return `${streamId}|${list}|${source}|${entryId}`;
-}
-
-/**
- * A name's fingerprint: sha256 of its normalised words in sorted order (order-insensitive like the matcher).
- * Decisions keep the fingerprint, never the name, so the decisions log holds no personal data.
- */
-export function screenedNameHash(queryTokens: readonly string[]): string {
-  return createHash('sha256')
-    .update([...queryTokens].sort().join(' '))
-    .digest('hex');
 }
 
 /** The normalised words of the screened name that produced a hit (from the matcher's explanation). */
@@ -57,20 +46,22 @@ export class DecisionBook {
 /**
  * Marks hits a reviewer declared FALSE_POSITIVE as suppressed, for as long as both the list entry (content
  * hash) and the screened name are what they were when decided; either changing brings the hit back.
- * CONFIRMED decisions never suppress. `entryHashOf` returns the current content hash of an entry.
+ * CONFIRMED decisions never suppress. `entryHashOf` returns the current content hash of an entry and
+ * `nameHashOf` the fingerprint of a screened name's normalised words (hashing is not the domain's job).
  */
 export function applySuppression(
   streamId: string,
   hits: readonly ScreeningHitData[],
   book: DecisionBook,
   entryHashOf: (source: string, entryId: string) => string | undefined,
+  nameHashOf: (queryTokens: readonly string[]) => string,
 ): ScreeningHitData[] {
   return hits.map((hit) => {
     const { suppressed: _previous, ...bare } = hit;
     const d = book.get(streamId, hit.list, hit.source, hit.entryId);
     if (!d || d.decision !== 'FALSE_POSITIVE') return bare;
     const sameEntry = entryHashOf(hit.source, hit.entryId) === d.entryHash;
-    const sameName = screenedNameHash(queryTokensOf(hit)) === d.screenedNameHash;
+    const sameName = nameHashOf(queryTokensOf(hit)) === d.screenedNameHash;
     return sameEntry && sameName ? { ...bare, suppressed: true } : bare;
   });
 }

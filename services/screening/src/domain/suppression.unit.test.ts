@@ -1,11 +1,6 @@
 import type { ScreeningHitData } from '@crs/contracts';
-import {
-  DecisionBook,
-  applySuppression,
-  matchKeys,
-  screenedNameHash,
-  type ScreeningDecision,
-} from './suppression';
+import { DecisionBook, applySuppression, matchKeys, type ScreeningDecision } from './suppression';
+import { screenedNameHash } from '../screened-name-hash';
 
 const STREAM = 'DEMO:C-1';
 const hit = (entryId: string, queryTokens = ['ann', 'example'], subject = 'CUSTOMER'): ScreeningHitData => ({
@@ -34,21 +29,27 @@ describe('suppression of decided hits', () => {
   it('a FALSE_POSITIVE suppresses the same customer and entry only; suppressed hits are no match', () => {
     const book = new DecisionBook();
     book.record(decision());
-    const out = applySuppression(STREAM, [hit('100'), hit('200')], book, hashes('h1'));
+    const out = applySuppression(STREAM, [hit('100'), hit('200')], book, hashes('h1'), screenedNameHash);
     expect(out.map((h) => h.suppressed)).toEqual([true, undefined]);
     expect(matchKeys(out)).toEqual(['CUSTOMER|OFAC_SDN|200']);
-    expect(applySuppression('DEMO:C-2', [hit('100')], book, hashes('h1'))[0]!.suppressed).toBeUndefined();
+    expect(
+      applySuppression('DEMO:C-2', [hit('100')], book, hashes('h1'), screenedNameHash)[0]!.suppressed,
+    ).toBeUndefined();
   });
 
   it('ends when the list entry changes or the screened name changes (word order does not count)', () => {
     const book = new DecisionBook();
     book.record(decision());
-    expect(applySuppression(STREAM, [hit('100')], book, hashes('h2'))[0]!.suppressed).toBeUndefined();
     expect(
-      applySuppression(STREAM, [hit('100', ['anna', 'example'])], book, hashes('h1'))[0]!.suppressed,
+      applySuppression(STREAM, [hit('100')], book, hashes('h2'), screenedNameHash)[0]!.suppressed,
     ).toBeUndefined();
     expect(
-      applySuppression(STREAM, [hit('100', ['example', 'ann'])], book, hashes('h1'))[0]!.suppressed,
+      applySuppression(STREAM, [hit('100', ['anna', 'example'])], book, hashes('h1'), screenedNameHash)[0]!
+        .suppressed,
+    ).toBeUndefined();
+    expect(
+      applySuppression(STREAM, [hit('100', ['example', 'ann'])], book, hashes('h1'), screenedNameHash)[0]!
+        .suppressed,
     ).toBe(true);
   });
 
@@ -56,7 +57,13 @@ describe('suppression of decided hits', () => {
     const book = new DecisionBook();
     book.record(decision());
     book.record(decision({ decision: 'CONFIRMED' }));
-    const out = applySuppression(STREAM, [{ ...hit('100'), suppressed: true }], book, hashes('h1'));
+    const out = applySuppression(
+      STREAM,
+      [{ ...hit('100'), suppressed: true }],
+      book,
+      hashes('h1'),
+      screenedNameHash,
+    );
     expect(out[0]).not.toHaveProperty('suppressed');
   });
 });

@@ -40,7 +40,7 @@ afterAll(async () => {
 /** The headers the callback service sends (dispatcher.ts): CloudEvents binary mode plus the signature. */
 async function deliveryHeaders(
   opts: { timestamp?: number; key?: LocalKeyPair; deliveryId?: string; payload?: string } = {},
-) {
+): Promise<Record<string, string>> {
   const signature = await signCallback({
     privateJwk: (opts.key ?? ours).privateJwk,
     body: opts.payload ?? body,

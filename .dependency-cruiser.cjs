@@ -1,0 +1,73 @@
+// The architecture guards of STYLE.md that need the whole import graph (ESLint sees one file at a
+// time): no import cycles, `domain/` imports no infrastructure, services never import each other.
+// Run by `npm run lint` (`depcruise packages services test`); test/guards/guards.unit.test.ts shows
+// each rule failing on a deliberate violation. @crs/* resolve to packages/*/src through tsconfig.tests.json's paths (as in
+// jest), so no build is needed and edges between packages are seen too.
+
+// Infrastructure the domain must not import: Node built-ins ("core" modules: crypto, fs, net, http,
+// ...), drivers and servers, and our own messaging and store packages.
+const INFRASTRUCTURE = [
+  '(^|/)node_modules/(kafkajs|mongodb|express)/',
+  '^packages/(messaging|store)/',
+  '(^|/)node_modules/@crs/(messaging|store)/',
+];
+
+// Domain sources (as in eslint.config.mjs, tests aside): every src/domain/ and the risk engine.
+const DOMAIN = { path: ['(^|/)src/domain/', '^packages/risk-engine/src/'], pathNot: '\\.test\\.ts$' };
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'A module reaches itself through its imports. Break the cycle: move what both need into a third ' +
+        'module, or pass a function in instead of importing back.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'domain-no-infrastructure',
+      severity: 'error',
+      comment:
+        'Domain code is pure (STYLE.md): what it needs from outside (hashing, time, storage) is passed in by ' +
+        'the composition root.',
+      from: DOMAIN,
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'domain-no-infrastructure-packages',
+      severity: 'error',
+      comment: 'Domain code imports no Kafka, MongoDB, HTTP server, @crs/messaging or @crs/store (STYLE.md).',
+      from: DOMAIN,
+      to: { path: INFRASTRUCTURE },
+    },
+    {
+      name: 'no-service-to-service',
+      severity: 'error',
+      comment: 'Services never import each other, only packages (STYLE.md).',
+      from: { path: '^services/([^/]+)/' },
+      to: { path: '^services/', pathNot: '^services/$1/' },
+    },
+    {
+      name: 'no-package-to-service',
+      severity: 'error',
+      comment: 'Packages serve the services; they never import one.',
+      from: { path: '^packages/' },
+      to: { path: '^services/' },
+    },
+  ],
+  options: {
+    // Build output, and the deliberate violations of the guards' own test. Dependencies in
+    // node_modules stay in the graph (the rules name some) but are not cruised themselves.
+    exclude: { path: '(^|/)(dist|coverage)/|^test/guards/fixtures/' },
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports count: a domain module that names a MongoDB type depends on MongoDB.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.tests.json' },
+    moduleSystems: ['cjs', 'es6'],
+    // Packages that publish subpaths through "exports" only (csv-parse/sync).
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['require', 'node', 'default'] },
+  },
+};

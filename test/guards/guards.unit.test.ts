@@ -1,0 +1,126 @@
+// The architecture guards of STYLE.md bite: each one rejects a deliberate violation in
+// test/guards/fixtures (kept out of `npm run lint`) and passes the control next to it.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const ROOT = path.resolve(__dirname, '../..');
+const FIXTURES = 'test/guards/fixtures';
+
+interface LintResult {
+  file: string;
+  messages: { ruleId: string | null; line: number; message: string }[];
+}
+interface Violation {
+  rule: string;
+  from: string;
+  to: string;
+  cycle?: string[];
+}
+
+async function runGuard<T>(guard: 'eslint' | 'depcruise' | 'config', targets: string[]): Promise<T> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [path.join(ROOT, 'test/guards/run-guard.mjs'), guard, ...targets],
+    { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 },
+  );
+  return JSON.parse(stdout) as T;
+}
+
+const rulesOf = (result: LintResult | undefined): (string | null)[] =>
+  (result?.messages ?? []).map((m) => m.ruleId);
+
+describe('ESLint (eslint.config.mjs)', () => {
+  it('keeps the domain guard in force where the services block also restricts imports', async () => {
+    // Issue 19: the later services/** block used to replace the domain block's no-restricted-imports.
+    const [domain] = await runGuard<{ rules: Record<string, unknown> }[]>('config', [
+      'services/screening/src/domain/suppression.ts',
+    ]);
+    const [severity, options] = domain!.rules['no-restricted-imports'] as [
+      number,
+      { patterns: { group: string[] }[] },
+    ];
+    expect(severity).toBe(2);
+    expect(options.patterns.flatMap((p) => p.group)).toEqual(
+      expect.arrayContaining(['node:*', 'mongodb', '@crs/store', '../../*/src/*']),
+    );
+    expect(domain!.rules['@typescript-eslint/no-floating-promises']).toEqual([2]);
+  }, 120000);
+
+  let results: Map<string, LintResult>;
+  beforeAll(async () => {
+    const files = [
+      'src/domain/hashes-with-crypto.ts',
+      'src/domain/stores-in-mongo.ts',
+      'src/domain/pure-rule.ts',
+      'floating-promise.ts',
+    ].map((f) => `${FIXTURES}/${f}`);
+    results = new Map((await runGuard<LintResult[]>('eslint', files)).map((r) => [r.file, r]));
+  }, 120000);
+
+  it('rejects Node built-ins in a domain module, with or without the node: prefix', () => {
+    const result = results.get(`${FIXTURES}/src/domain/hashes-with-crypto.ts`);
+    expect(result?.messages).toEqual([
+      expect.objectContaining({
+        ruleId: 'no-restricted-imports',
+        line: 2,
+        message: expect.stringContaining('node:crypto'),
+      }),
+      expect.objectContaining({
+        ruleId: 'no-restricted-imports',
+        line: 3,
+        message: expect.stringContaining("'fs'"),
+      }),
+    ]);
+  });
+
+  it('rejects a database driver in a domain module, even for a type', () => {
+    expect(rulesOf(results.get(`${FIXTURES}/src/domain/stores-in-mongo.ts`))).toEqual([
+      'no-restricted-imports',
+    ]);
+  });
+
+  it('rejects a floating promise', () => {
+    const result = results.get(`${FIXTURES}/floating-promise.ts`);
+    expect(result?.messages).toEqual([
+      expect.objectContaining({ ruleId: '@typescript-eslint/no-floating-promises', line: 7 }),
+    ]);
+  });
+
+  it('passes a domain module that gets its hashing passed in', () => {
+    expect(rulesOf(results.get(`${FIXTURES}/src/domain/pure-rule.ts`))).toEqual([]);
+  });
+});
+
+describe('dependency-cruiser (.dependency-cruiser.cjs)', () => {
+  let violations: Violation[];
+  beforeAll(async () => {
+    violations = await runGuard<Violation[]>('depcruise', [FIXTURES]);
+  }, 120000);
+
+  it('finds the import cycle', () => {
+    expect(violations.filter((v) => v.rule === 'no-circular')).toEqual([
+      expect.objectContaining({
+        from: `${FIXTURES}/cycle/a.ts`,
+        cycle: [`${FIXTURES}/cycle/b.ts`, `${FIXTURES}/cycle/a.ts`],
+      }),
+    ]);
+  });
+
+  it('finds the infrastructure the domain modules import', () => {
+    const domain = violations
+      .filter((v) => v.rule.startsWith('domain-'))
+      .map(
+        (v) => `${v.rule} ${path.basename(v.from)} -> ${v.to.replace(/.*node_modules\/([^/]+)\/.*/, '$1')}`,
+      );
+    expect(domain.sort()).toEqual([
+      'domain-no-infrastructure hashes-with-crypto.ts -> crypto',
+      'domain-no-infrastructure hashes-with-crypto.ts -> fs',
+      'domain-no-infrastructure-packages stores-in-mongo.ts -> mongodb',
+    ]);
+  });
+
+  it('finds nothing wrong with the pure domain module', () => {
+    expect(violations.filter((v) => v.from.endsWith('pure-rule.ts'))).toEqual([]);
+  });
+});
