@@ -7,6 +7,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { BSON, type Db } from 'mongodb';
 import { ProjectionCatalog } from '@crs/store';
 import { ALL_SCOPES, ROOT, TestCluster, TestReceiver, eventually, localToken, uniqueId } from '@crs/testing';
+import { individual } from './api-support';
 
 const run = promisify(execFile);
 
@@ -55,21 +56,25 @@ describe('personal data: crypto-shredding end to end', () => {
     };
   };
 
-  const record = (extId: string, pii: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
-    communicationNumber: uniqueId('comm'),
-    requester: 'e2e-privacy',
-    businessUnit: 'DEMO',
-    action: 'CREATE',
-    sourceOfRiskLevel: 'IMPORT',
-    riskLevel: 'LOW',
-    customerStatus: 'ACTIVE',
-    riskManagementCategory: 'IND',
-    entityType: 'INDIVIDUAL',
-    customerExtId: extId,
-    initializeScreeningProcesses: ['SANCTIONS'],
-    ...pii,
-    ...extra,
-  });
+  const record = (extId: string, pii: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    individual({
+      requester: 'e2e-privacy',
+      customerExtId: extId,
+      initializeScreeningProcesses: ['SANCTIONS'],
+      ...pii,
+      ...extra,
+    });
+
+  /** Until the projector has deleted the customer's data key. */
+  const keyDeleted = async (extId: string) => {
+    const keys = await cluster.ownDb('keys');
+    await eventually(
+      async () =>
+        (await keys.collection('data_keys').findOne({ _id: `DEMO:${extId}` as never })) ? undefined : true,
+      60000,
+      'data key deleted',
+    );
+  };
 
   const post = (path: string, body: unknown) =>
     cluster.fetch(path, { method: 'POST', token, body: JSON.stringify(body) });
@@ -241,13 +246,7 @@ describe('personal data: crypto-shredding end to end', () => {
     });
     expect(after.body.personalDataErasedAt).toEqual(expect.any(String));
     // The key is gone from the key store.
-    const keys = await cluster.ownDb('keys');
-    await eventually(
-      async () =>
-        (await keys.collection('data_keys').findOne({ _id: `DEMO:${extId}` as never })) ? undefined : true,
-      30000,
-      'data key deleted',
-    );
+    await keyDeleted(extId);
 
     // Idempotent.
     const again = await erase(extId, noOverride);
@@ -335,13 +334,7 @@ describe('personal data: crypto-shredding end to end', () => {
     );
     expect(v.body.personalDataErased).toBe(true);
 
-    const keys = await cluster.ownDb('keys');
-    await eventually(
-      async () =>
-        (await keys.collection('data_keys').findOne({ _id: `DEMO:${extId}` as never })) ? undefined : true,
-      30000,
-      'data key deleted',
-    );
+    await keyDeleted(extId);
     // A new relationship after the erasure gets a new key and is readable again.
     const fresh = person();
     await importAndSettle(record(extId, fresh, { action: 'UPDATE' }), (c) => c.personalDataErased === false);
@@ -358,12 +351,7 @@ describe('personal data: crypto-shredding end to end', () => {
     const backup = await keys.collection('data_keys').findOne({ _id: `DEMO:${extId}` as never });
     expect(backup).not.toBeNull();
     expect((await erase(extId, token)).status).toBe(202);
-    await eventually(
-      async () =>
-        (await keys.collection('data_keys').findOne({ _id: `DEMO:${extId}` as never })) ? undefined : true,
-      60000,
-      'data key deleted',
-    );
+    await keyDeleted(extId);
     // A restore of a data_keys backup taken before the erasure brings the key back...
     await keys.collection('data_keys').insertOne(backup!);
     // ...and the replay, from the log, erases it again and rebuilds the projections erased.

@@ -4,7 +4,12 @@ import { Writable } from 'node:stream';
 import express from 'express';
 import { createLogger } from '@crs/runtime';
 import { errorMiddleware } from './error-middleware';
-import { MongoNotConnectedError, MongoTopologyClosedError } from 'mongodb';
+import {
+  MongoBulkWriteError,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoTopologyClosedError,
+} from 'mongodb';
 import { ResourceNotFoundError } from './api-error';
 
 /**
@@ -53,6 +58,12 @@ describe('error middleware: 500 bodies', () => {
     });
     app.post('/db/not-connected', async () => {
       await Promise.reject(new MongoNotConnectedError('Client must be connected before running operations'));
+    });
+    // What insertMany throws when the connection is lost mid-command: a bulk error without write errors.
+    app.post('/db/bulk-connection-lost', async () => {
+      await Promise.reject(
+        new MongoBulkWriteError(new MongoNetworkError('connection closed'), { insertedCount: 0 } as never),
+      );
     });
     app.post('/core-ws-rest/:batch/unknown-unit', () => {
       throw new ResourceNotFoundError('Unknown business unit');
@@ -121,7 +132,7 @@ describe('error middleware: 500 bodies', () => {
     });
   });
 
-  it.each(['/db/topology-closed', '/db/not-connected'])(
+  it.each(['/db/topology-closed', '/db/not-connected', '/db/bulk-connection-lost'])(
     '%s: a client being reconnected is a 503 with Retry-After, not a 500',
     async (path) => {
       const res = await fetch(`${base}${path}`, { method: 'POST' });
