@@ -138,28 +138,13 @@ export function buildEvaluationService(
     const out: OutgoingMessage[] = [];
     const now = clock();
     const today = now.toISOString().slice(0, 10);
-    // docs/privacy.md: the record's personal fields are decrypted in memory only, for the evaluation.
-    const revealed = await Promise.all(
-      messages.map((m) =>
-        m.value.type === 'RiskEvaluationRequested' && m.value.data.customer
-          ? privacy!.decrypt(m.value.streamId, m.value.data.customer)
-          : undefined,
-      ),
-    );
-    for (const [i, m] of messages.entries()) {
+    for (const m of messages) {
       const event = m.value;
       if (event.type !== 'RiskEvaluationRequested') continue;
-      const plain = revealed[i];
-      if (plain?.erased) {
-        // Erased meanwhile: an evaluation of nulls would be wrong, and nobody needs one any more.
-        logger.info(
-          { streamId: event.streamId, eventId: event.eventId },
-          'customer not evaluated: personal data erased',
-        );
-        continue;
-      }
       const started = process.hrtime.bigint();
-      const data = plain ? { ...event.data, customer: plain.record } : event.data;
+      // docs/privacy.md: no risk factor reads a personal field, so the record is evaluated as it arrives,
+      // encrypted: this service never decrypts (and never looks a data key up).
+      const data = event.data;
       const outcome = assessRequest(data, event.businessUnit, matrices, {
         today,
         ...(noMatrixLevel ? { noMatrixLevel } : {}),

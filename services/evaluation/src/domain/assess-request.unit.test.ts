@@ -1,4 +1,5 @@
 import { loadBundledMatrices } from '@crs/risk-engine';
+import { CustomerPersonalFields, MemoryDataKeySource, encryptFieldsWith } from '@crs/privacy';
 import type { CustomerData } from '@crs/contracts';
 import { assessRequest, type EvaluationRequest } from './assess-request';
 import { matrixSetOf } from './matrix-set';
@@ -163,5 +164,53 @@ describe('assessRequest', () => {
       kind: 'FAILED',
       reason: 'NO_CUSTOMER',
     });
+  });
+});
+
+describe('assessRequest and personal data (docs/privacy.md)', () => {
+  it('gives the same assessment for the encrypted record as for the plain one: no factor reads a personal field', async () => {
+    const key = await new MemoryDataKeySource().keyFor('DEMO:p-1');
+    const address = (country: string) => ({
+      addressType: 'RESIDENTIAL',
+      country,
+      city: 'Vilnius',
+      streetAddress: 'Gedimino pr. 1',
+      zipCode: '01103',
+      region: 'Vilniaus',
+      addressDetails: 'flat 3',
+    });
+    const plain = person({
+      isPEP: true,
+      birthDate: '1970-02-03',
+      placeOfBirth: 'Kaunas',
+      nationalCode: '37002030000',
+      birthCountry: 'IR',
+      residenceCountry: 'LT',
+      initialDepositAccount: 'LT601010012345678901',
+      listAddress: [address('LT'), address('PA')],
+      listContact: [{ contactType: 'EMAIL', contactDetails: 'ann@example.com' }],
+      listCountryOfTaxPayment: [{ country: 'LT', taxpayerNumber: '37002030000' }],
+      listRelatedEntity: [
+        {
+          extId: 'r-1',
+          entityType: 'INDIVIDUAL',
+          relationType: 'DIRECTOR',
+          firstName: 'Jonas',
+          lastName: 'Jonaitis',
+          birthDate: '1960-01-01',
+          nationalCode: '36001010000',
+          citizenshipCountry: 'RU',
+          listAddress: [address('RU')],
+        },
+      ],
+    });
+    const encrypted = encryptFieldsWith(key, 'DEMO:p-1', plain, CustomerPersonalFields);
+    expect(encrypted.firstName).toMatch(/^crs:enc:1:/);
+    const a = assessRequest(request(plain), 'DEMO', matrices, { today });
+    const b = assessRequest(request(encrypted), 'DEMO', matrices, { today });
+    expect(a.kind).toBe('ASSESSED');
+    expect(b).toEqual(a);
+    // Nor does the assessment carry a personal value: related persons are named by key.
+    expect(JSON.stringify(a)).not.toMatch(/Jonaitis|Ann|Example|1970-02-03|37002030000/);
   });
 });
