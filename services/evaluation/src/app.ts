@@ -28,7 +28,7 @@ import { matrixOfActivation } from './domain/matrix-activation';
 import { assessmentCommandId } from './domain/message-ids';
 import { ReevaluationJobs } from './reevaluation-jobs';
 import { OverrideExpiryScanner } from './override-expiry-scanner';
-import { RetentionJob, retentionMetrics } from './retention-job';
+import { RetentionJob, retentionMetrics, retentionSettingsOf } from './retention-job';
 import type { EvaluationConfig } from './config';
 
 export interface EvaluationService {
@@ -273,12 +273,7 @@ export function buildEvaluationService(
           commandsTopic,
           logger,
           metrics: retentionCounters,
-          policy: config.retention,
-          periodMs: config.PRIVACY_RETENTION_SCAN_MS,
-          maxCustomers: config.PRIVACY_RETENTION_MAX_PER_RUN,
-          chunkSize: config.PRIVACY_RETENTION_CHUNK,
-          pauseMs: config.REEVALUATION_CHUNK_PAUSE_MS,
-          leaseMs: config.REEVALUATION_LEASE_MS,
+          ...retentionSettingsOf(config),
           clock,
         });
         retention.start();

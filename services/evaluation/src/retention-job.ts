@@ -175,6 +175,25 @@ export function retentionMetrics(registry: Registry): RetentionMetrics {
   };
 }
 
+/** The job's settings from the evaluation service's configuration (the service and the CLI alike). */
+export function retentionSettingsOf(config: {
+  retention: RetentionPolicy;
+  PRIVACY_RETENTION_SCAN_MS: number;
+  PRIVACY_RETENTION_MAX_PER_RUN: number;
+  PRIVACY_RETENTION_CHUNK: number;
+  REEVALUATION_CHUNK_PAUSE_MS: number;
+  REEVALUATION_LEASE_MS: number;
+}): Pick<RetentionJobOptions, 'policy' | 'periodMs' | 'maxCustomers' | 'chunkSize' | 'pauseMs' | 'leaseMs'> {
+  return {
+    policy: config.retention,
+    periodMs: config.PRIVACY_RETENTION_SCAN_MS,
+    maxCustomers: config.PRIVACY_RETENTION_MAX_PER_RUN,
+    chunkSize: config.PRIVACY_RETENTION_CHUNK,
+    pauseMs: config.REEVALUATION_CHUNK_PAUSE_MS,
+    leaseMs: config.REEVALUATION_LEASE_MS,
+  };
+}
+
 export interface RetentionJobOptions {
   db: Db;
   catalog: ProjectionCatalog;

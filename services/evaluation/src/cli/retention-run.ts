@@ -3,7 +3,7 @@ import { createLogger, createMetricsRegistry } from '@crs/runtime';
 import { DurablePublisher, setUpMessaging } from '@crs/messaging';
 import { ProjectionCatalog, connectMongo } from '@crs/store';
 import { loadEvaluationConfig } from '../config';
-import { RetentionJob, retentionMetrics } from '../retention-job';
+import { RetentionJob, retentionMetrics, retentionSettingsOf } from '../retention-job';
 
 const USAGE = 'usage: retention-run [--max <erasures>] [--dry-run]';
 
@@ -52,12 +52,7 @@ async function main(argv: string[]): Promise<number> {
       commandsTopic,
       logger,
       metrics: retentionMetrics(createMetricsRegistry('retention-run')),
-      policy: config.retention,
-      periodMs: config.PRIVACY_RETENTION_SCAN_MS,
-      maxCustomers: config.PRIVACY_RETENTION_MAX_PER_RUN,
-      chunkSize: config.PRIVACY_RETENTION_CHUNK,
-      pauseMs: config.REEVALUATION_CHUNK_PAUSE_MS,
-      leaseMs: config.REEVALUATION_LEASE_MS,
+      ...retentionSettingsOf(config),
       clock: () => new Date(),
     });
     // Ctrl-C stops after the chunk in hand; its cursor is stored and the lease released.
