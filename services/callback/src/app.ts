@@ -20,7 +20,7 @@ import {
 import { BatchDelivery } from './batch-delivery';
 import { createCallbackMetrics } from './callback-metrics';
 import { CallbackSender } from './callback-sender';
-import { CustomerPrivacy } from '@crs/privacy';
+import { CustomerPrivacy, customerStreamId } from '@crs/privacy';
 import { deliveriesOf } from './deliveries-of';
 import { DeliverySlots } from './delivery-slots';
 import { Dispatcher } from './dispatcher';
@@ -81,7 +81,7 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
         currentUrl: (endpointId, businessUnit) => currentUrlOf(routing, endpointId, businessUnit),
         reveal: async (d) => {
           const r = await privacy.revealEventData(
-            `${d.businessUnit}:${d.cloudEvent.subject}`,
+            customerStreamId(d.businessUnit, d.cloudEvent.subject),
             d.cloudEvent.data,
           );
           return r.erased ? { ...r.data, personalDataErased: true } : r.data;

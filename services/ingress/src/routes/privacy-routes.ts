@@ -4,6 +4,7 @@ import { ErrorCodes } from '@crs/contracts';
 import type { TokenVerifier } from '@crs/auth';
 import { BrokerUnavailableError } from '@crs/messaging';
 import {
+  customerStreamId,
   relationshipFactsOf,
   retentionHold,
   retentionYearsFor,
@@ -19,6 +20,7 @@ import {
   ServiceUnavailableError,
 } from '../http/api-error';
 import type { CommandGateway } from '../command-gateway';
+import { param } from './read-routes';
 
 export interface PrivacyRouteDeps {
   verifier: TokenVerifier;
@@ -74,25 +76,6 @@ class ErasureUnavailableError extends ApiError {
       'Personal data erasure needs encryption (PRIVACY_KEK_FILE); this installation stores personal data in plain',
     );
   }
-}
-
-const MAX_PARAM = 255;
-
-function param(value: unknown, name: string): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_PARAM) {
-    throw new RequestInvalidError(
-      ErrorCodes.ValidationFailed,
-      `${name} is required (1..${MAX_PARAM} characters)`,
-      [
-        {
-          path: name,
-          code: `${ErrorCodes.ValidationFailed}.${name}.INVALID_VALUE`,
-          message: `${name} is required (1..${MAX_PARAM} characters)`,
-        },
-      ],
-    );
-  }
-  return value;
 }
 
 /**
@@ -161,7 +144,7 @@ export function privacyRoutes(deps: PrivacyRouteDeps): Router {
       throw err;
     }
     // This process must not encrypt a new record of the customer with the key about to be deleted.
-    deps.privacy.forget(`${businessUnit}:${customerExtId}`);
+    deps.privacy.forget(customerStreamId(businessUnit, customerExtId));
     res.status(202).json({
       resultType: 'REQUEST_ACCEPTED',
       businessUnit,

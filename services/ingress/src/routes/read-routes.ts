@@ -3,7 +3,7 @@ import { toCloudEvent } from '@crs/contracts';
 import type { TokenVerifier } from '@crs/auth';
 import { allowedBusinessUnits } from '@crs/auth';
 import type { ProjectionCatalog } from '@crs/store';
-import type { CustomerPrivacy } from '@crs/privacy';
+import { customerStreamId, type CustomerPrivacy } from '@crs/privacy';
 import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
 import { RequestInvalidError, ResourceNotFoundError } from '../http/api-error';
 
@@ -44,7 +44,8 @@ interface CommunicationEventDoc {
 
 const MAX_PARAM = 255;
 
-function param(value: unknown, name: string): string {
+/** A path parameter of 1..255 characters, or 400 V001 naming it (the read and privacy routes). */
+export function param(value: unknown, name: string): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_PARAM) {
     throw new RequestInvalidError('V001', `${name} is required (1..${MAX_PARAM} characters)`, [
       {
@@ -75,7 +76,7 @@ export function readRoutes(deps: {
     if (!doc) throw new ResourceNotFoundError('Customer not found');
     const a = doc.latestAssessment;
     // docs/privacy.md: personal fields are decrypted here, at the edge; erased ones read as null.
-    const streamId = `${doc.businessUnit}:${doc.customerExtId}`;
+    const streamId = customerStreamId(doc.businessUnit, doc.customerExtId);
     const revealed = await deps.privacy.decrypt(streamId, doc.data ?? {});
     const erased = doc.personalDataErased === true || revealed.erased;
     res.json({
@@ -117,7 +118,10 @@ export function readRoutes(deps: {
         .toArray();
       const revealed = await Promise.all(
         docs.map(async (d) => {
-          const r = await deps.privacy.revealEventData(`${d.businessUnit}:${d.customerExtId}`, d.data);
+          const r = await deps.privacy.revealEventData(
+            customerStreamId(d.businessUnit, d.customerExtId),
+            d.data,
+          );
           return r.erased ? { ...r.data, personalDataErased: true } : r.data;
         }),
       );
