@@ -4,3 +4,4 @@ export * from './callback-deliveries';
 export * from './mongo-watchdog';
 export * from './owner-databases';
 export * from './insert-new';
+export * from './lease';
