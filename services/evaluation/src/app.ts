@@ -28,7 +28,8 @@ import { matrixOfActivation } from './domain/matrix-activation';
 import { assessmentCommandId } from './domain/message-ids';
 import { ReevaluationJobs } from './reevaluation-jobs';
 import { OverrideExpiryScanner } from './override-expiry-scanner';
-import { RetentionJob, retentionMetrics, retentionSettingsOf } from './retention-job';
+import { RetentionJob, retentionSettingsOf } from './retention/retention-job';
+import { retentionMetrics } from './retention/retention-metrics';
 import type { EvaluationConfig } from './config';
 
 export interface EvaluationService {

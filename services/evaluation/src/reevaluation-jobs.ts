@@ -2,14 +2,14 @@ import type { Collection, Db } from 'mongodb';
 import type { CustomerCommand, RiskMatrixActivated } from '@crs/contracts';
 import type { DurablePublisher } from '@crs/messaging';
 import type { Counter, Logger } from '@crs/runtime';
-import type { ProjectionCatalog } from '@crs/store';
+import { Lease, type LeaseDoc, type ProjectionCatalog } from '@crs/store';
 import { reevaluationCommandId } from './domain/message-ids';
 
 /** Owned by the evaluation service: progress of re-evaluations after matrix activations (resumable). */
 export const REEVALUATION_JOBS = 'evaluation_reevaluation_jobs';
 
-interface JobDoc {
-  _id: string;
+/** A job's own fields; its document holds its lease too (owner, leaseUntil). */
+interface JobFields {
   matrixId: string;
   version: number;
   businessUnit: string;
@@ -18,11 +18,10 @@ interface JobDoc {
   cursor: string | null;
   scanned: number;
   published: number;
-  owner: string | null;
-  leaseUntil: Date;
   createdAt: Date;
   updatedAt: Date;
 }
+type JobDoc = LeaseDoc<JobFields>;
 
 interface CustomerRow {
   _id: string;
@@ -103,36 +102,28 @@ export class ReevaluationJobs {
   private async run(activation: RiskMatrixActivated): Promise<void> {
     const { opts } = this;
     const now = opts.clock();
-    await this.jobs
-      .insertOne({
-        _id: activation.eventId,
-        matrixId: activation.matrixId,
-        version: activation.version,
-        businessUnit: activation.businessUnit,
-        status: 'RUNNING',
-        cursor: null,
-        scanned: 0,
-        published: 0,
-        owner: null,
-        leaseUntil: new Date(0),
-        createdAt: now,
-        updatedAt: now,
-      })
-      .catch((err: { code?: number }) => {
-        if (err.code !== 11000) throw err;
-      });
-    const claimed = await this.jobs.updateOne(
-      {
-        _id: activation.eventId,
-        status: 'RUNNING',
-        $or: [{ owner: opts.instanceId }, { leaseUntil: { $lt: now } }],
-      },
-      {
-        $set: { owner: opts.instanceId, leaseUntil: new Date(now.getTime() + opts.leaseMs), updatedAt: now },
-      },
-    );
-    if (claimed.matchedCount === 0) return; // done, superseded, or another instance holds the lease
-    let job = (await this.jobs.findOne({ _id: activation.eventId }))!;
+    const lease = new Lease<JobFields>({
+      db: opts.db,
+      collection: REEVALUATION_JOBS,
+      id: activation.eventId,
+      owner: opts.instanceId,
+      leaseMs: opts.leaseMs,
+      clock: opts.clock,
+    });
+    await lease.create({
+      matrixId: activation.matrixId,
+      version: activation.version,
+      businessUnit: activation.businessUnit,
+      status: 'RUNNING',
+      cursor: null,
+      scanned: 0,
+      published: 0,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const claimed = await lease.acquire({ at: now, where: { status: 'RUNNING' }, set: { updatedAt: now } });
+    if (!claimed) return; // done, superseded, or another instance holds the lease
+    let job = (await lease.read())!;
     const log = {
       activationId: activation.eventId,
       matrixId: activation.matrixId,
@@ -199,7 +190,8 @@ export class ReevaluationJobs {
         scanned: job.scanned + rows.length,
         published: job.published + affected.length,
         status: done ? ('DONE' as const) : ('RUNNING' as const),
-        leaseUntil: new Date(at.getTime() + opts.leaseMs),
+        // The lease is renewed with the progress, in one write by _id (the owner is not checked).
+        leaseUntil: lease.until(at),
         updatedAt: at,
       };
       await this.jobs.updateOne({ _id: job._id }, { $set: update });

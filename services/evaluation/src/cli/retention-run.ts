@@ -3,7 +3,8 @@ import { createLogger, createMetricsRegistry } from '@crs/runtime';
 import { DurablePublisher, setUpMessaging } from '@crs/messaging';
 import { ProjectionCatalog, connectMongo } from '@crs/store';
 import { loadEvaluationConfig } from '../config';
-import { RetentionJob, retentionMetrics, retentionSettingsOf } from '../retention-job';
+import { RetentionJob, retentionSettingsOf } from '../retention/retention-job';
+import { retentionMetrics } from '../retention/retention-metrics';
 
 const USAGE = 'usage: retention-run [--max <erasures>] [--dry-run]';
 

@@ -9,10 +9,10 @@ import { messagingSettingsFromEnv } from '@crs/testing';
 import {
   RETENTION_RUNS,
   RetentionJob,
-  retentionMetrics,
   type RetentionJobOptions,
   type RetentionRunDoc,
 } from './retention-job';
+import { retentionMetrics } from './retention-metrics';
 
 /**
  * The retention job on the real broker, registry and store: read-model documents are written directly

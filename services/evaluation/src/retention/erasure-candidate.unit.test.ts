@@ -1,5 +1,5 @@
 import { parseRetentionPolicy, relationshipFactsOf } from '@crs/privacy';
-import { erasureCandidate, retentionCommandId, type RetentionCustomerDoc } from './retention-job';
+import { erasureCandidate, retentionCommandId, type RetentionCustomerDoc } from './erasure-candidate';
 
 const policy = parseRetentionPolicy(5, 'LONG:10');
 const NOW = '2026-06-15T12:00:00.000Z';
