@@ -1,5 +1,7 @@
 import { loadAllDemoLists, resolveSharedDataDir } from './loaders/demo-lists';
-import { buildIndex, screen, screenExhaustive, type ScreeningQuery } from './screening';
+import { buildIndex } from './screening-index';
+import { screen, screenExhaustive } from './screen';
+import type { ScreeningQuery } from './screening-query';
 
 // Every list of the shared data folder, loaded as the screening service and the evaluation load them.
 const snapshots = loadAllDemoLists(resolveSharedDataDir(process.env), '2026-01-01T00:00:00.000Z');

@@ -72,16 +72,12 @@ export {
 } from './matching/qualifiers';
 export {
   DEFAULT_THRESHOLD,
-  READING_PENALTY,
-  SHORT_WORD_PENALTY,
-  buildIndex,
-  screen,
-  screenExhaustive,
-  scoreEntry,
-  type ScreeningIndex,
-  type IndexOptions,
   type ScreeningQuery,
   type ScreeningOptions,
   type Hit,
   type HitExplanation,
-} from './screening';
+} from './screening-query';
+export { READING_PENALTY } from './query-variants';
+export { buildIndex, type ScreeningIndex, type IndexOptions } from './screening-index';
+export { SHORT_WORD_PENALTY, scoreEntry } from './score';
+export { screen, screenExhaustive } from './screen';

@@ -2,7 +2,9 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadAllDemoLists } from '../loaders/demo-lists';
 import { createNameReader, loadJapaneseTokenizer } from '../matching/readings';
-import { buildIndex, screen, type ScreeningQuery } from '../screening';
+import { buildIndex } from '../screening-index';
+import { screen } from '../screen';
+import type { ScreeningQuery } from '../screening-query';
 import { readLines, readPersons } from './datasets';
 
 export interface BenchmarkFigure {

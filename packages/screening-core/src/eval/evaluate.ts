@@ -3,14 +3,10 @@ import { loadAllDemoLists } from '../loaders/demo-lists';
 import { foldName } from '../matching/normalize';
 import { KOREAN_READER, type NameReader } from '../matching/readings';
 import type { ListEntry, ListSnapshot } from '../model';
-import {
-  buildIndex,
-  DEFAULT_THRESHOLD,
-  scoreEntry,
-  screen,
-  type ScreeningIndex,
-  type ScreeningQuery,
-} from '../screening';
+import { buildIndex, type ScreeningIndex } from '../screening-index';
+import { scoreEntry } from '../score';
+import { screen } from '../screen';
+import { DEFAULT_THRESHOLD, type ScreeningQuery } from '../screening-query';
 import { readCsv, readLines, readPersons, type PersonRow } from './datasets';
 import {
   generatePerturbations,

@@ -2,7 +2,9 @@
 import { writeFileSync } from 'node:fs';
 import { loadAllDemoLists, resolveSharedDataDir } from '../loaders/demo-lists';
 import { createNameReader, loadJapaneseTokenizer } from '../matching/readings';
-import { buildIndex, DEFAULT_THRESHOLD, screen, type ScreeningQuery } from '../screening';
+import { buildIndex } from '../screening-index';
+import { screen } from '../screen';
+import { DEFAULT_THRESHOLD, type ScreeningQuery } from '../screening-query';
 import { readPersons } from './datasets';
 import { generatePerturbations, loadTransliterators, RULE_CHANGED_KINDS } from './perturbations';
 

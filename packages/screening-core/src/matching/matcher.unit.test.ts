@@ -1,12 +1,8 @@
 import type { ListEntry } from '../model';
-import {
-  buildIndex,
-  DEFAULT_THRESHOLD,
-  scoreEntry,
-  screen,
-  SHORT_WORD_PENALTY,
-  type ScreeningQuery,
-} from '../screening';
+import { buildIndex } from '../screening-index';
+import { scoreEntry, SHORT_WORD_PENALTY } from '../score';
+import { screen } from '../screen';
+import { DEFAULT_THRESHOLD, type ScreeningQuery } from '../screening-query';
 import { normalizeCountry } from './countries';
 import { foldName, isMisspeltLegalForm, nameTokens, oneEditApart } from './normalize';
 import { consonantSkeleton, linked, makeToken, tokenSimilarity } from './token';

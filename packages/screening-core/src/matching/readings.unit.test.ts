@@ -1,12 +1,9 @@
 import type { ListEntry, ListSnapshot } from '../model';
-import {
-  buildIndex,
-  DEFAULT_THRESHOLD,
-  READING_PENALTY,
-  scoreEntry,
-  screen,
-  screenExhaustive,
-} from '../screening';
+import { buildIndex } from '../screening-index';
+import { scoreEntry } from '../score';
+import { screen, screenExhaustive } from '../screen';
+import { DEFAULT_THRESHOLD } from '../screening-query';
+import { READING_PENALTY } from '../query-variants';
 import { foldName } from './normalize';
 import {
   createNameReader,

@@ -3,7 +3,9 @@ import { readPersons } from './eval/datasets';
 import { loadAllDemoLists, resolveSharedDataDir } from './loaders/demo-lists';
 import { ScreeningQueryInvalidError } from './errors';
 import { createNameReader, loadJapaneseTokenizer } from './matching/readings';
-import { buildIndex, DEFAULT_THRESHOLD, screen, screenExhaustive, type ScreeningQuery } from './screening';
+import { buildIndex } from './screening-index';
+import { screen, screenExhaustive } from './screen';
+import { DEFAULT_THRESHOLD, type ScreeningQuery } from './screening-query';
 
 const dataDir = resolveSharedDataDir(process.env);
 const snapshots = loadAllDemoLists(dataDir, '2026-01-01T00:00:00.000Z');
