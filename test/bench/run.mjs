@@ -351,6 +351,28 @@ if (process.argv[2] === 'privacy') {
   process.exit(0);
 }
 
+if (process.argv[2] === 'accept') {
+  // `npm run bench accept`: the accept path alone (only the ingress runs), plain and encrypted side by side,
+  // and with BENCH_BASELINE the baseline's ingress (encrypted) first: before and after in one run.
+  const { benchAccept } = await import('./accept.mjs');
+  const baseline = baselineTree(process.env.BENCH_BASELINE);
+  process.env.CRS_SHARED_DATA ??= DATA;
+  const measured = [];
+  const before = loadNow();
+  if (baseline) await benchAccept({ mode: 'before', root: baseline, env: {}, figures: measured });
+  await benchAccept({ mode: 'plain', env: { PRIVACY_KEK_FILE: '' }, figures: measured });
+  await benchAccept({ mode: 'encrypted', env: {}, figures: measured });
+  const compared = sideBySide(measured, 'plain', 'encrypted');
+  const change = baseline ? sideBySide(measured, 'before', 'encrypted') : undefined;
+  for (const line of [...compared.lines, ...(change?.lines ?? [])]) console.log(line);
+  const note = `Measured ${new Date().toISOString()} with \`${baseline ? `BENCH_BASELINE=${process.env.BENCH_BASELINE} ` : ''}npm run bench accept\` on ${machineText}, at ${rev(ROOT)}${baseline ? `; before = ${rev(baseline)}, encrypted` : ''}: only the ingress runs (no consumer), batches of ${process.env.BENCH_BATCH_SIZE ?? 1000} from ${process.env.BENCH_BATCH_CLIENTS ?? 4} clients, then single imports from ${process.env.BENCH_SINGLE_CLIENTS ?? 32} clients, ${process.env.BENCH_ACCEPT_SECONDS ?? 10} s each (test/bench/accept.mjs); \`plain\` in plaintext mode, \`encrypted\` the default. 1-minute load average ${before} → ${loadNow()}.`;
+  const figures = [...measured, ...compared.ratios, ...(change?.ratios ?? [])];
+  const rows = [...compared.rows, ...(change ? ['', ...change.rows] : [])];
+  mergeIntoReports(figures, [{ section: 'accept path alone (issues 15 and 18)', note, figures, rows }]);
+  console.log('updated the accept-path figures in reports/bench.json and docs/benchmarks.md');
+  process.exit(0);
+}
+
 if (process.argv[2] === 'screening') {
   if (!existsSync(DATA)) throw new Error(`no shared data at ${DATA}`);
   console.log('in-process: screening (all lists loaded)');

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { insertNew } from '@crs/store';
 import { b64u } from './encrypted-value';
+import { randomBytesCopy, randomSlice } from './random-pool';
 import { DataKeyCache, type DataKeyCacheOptions } from './data-key-cache';
 import { DataKeyUnavailableError } from './errors';
 import type { DataKey } from './field-cipher';
@@ -102,8 +102,8 @@ export class DataKeyStore implements DataKeySource {
         out.set(streamId, cached);
         continue;
       }
-      const key = randomBytes(32);
-      const keyId = b64u(randomBytes(9));
+      const key = randomBytesCopy(32);
+      const keyId = b64u(randomSlice(9));
       fresh.set(streamId, {
         doc: { _id: streamId, keyId, ...this.keks.wrap(streamId, keyId, key), createdAt: this.clock() },
         key: { keyId, key },
@@ -235,8 +235,8 @@ export class DataKeyStore implements DataKeySource {
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const existing = await this.keys.findOne({ _id: streamId });
       if (existing) return this.remember(existing);
-      const key = randomBytes(32);
-      const keyId = b64u(randomBytes(9));
+      const key = randomBytesCopy(32);
+      const keyId = b64u(randomSlice(9));
       const doc: DataKeyDocument = {
         _id: streamId,
         keyId,

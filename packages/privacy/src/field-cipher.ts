@@ -1,5 +1,6 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
 import { formatEncryptedValue, parseEncryptedValue } from './encrypted-value';
+import { randomSlice } from './random-pool';
 
 /** A customer's data key, unwrapped: 32 bytes for AES-256-GCM and the id stored with every value. */
 export interface DataKey {
@@ -34,10 +35,12 @@ export function fieldAssociatedData(keyId: string, streamId: string, path: strin
 export function encryptValue(key: DataKey, streamId: string, path: string, value: unknown): string {
   const plaintext = JSON.stringify(value);
   if (plaintext === undefined) throw new TypeError('Only JSON values can be encrypted');
-  const iv = randomBytes(12);
+  const iv = randomSlice(12);
   const cipher = createCipheriv(ALGORITHM, key.key, iv, { authTagLength: 16 });
   cipher.setAAD(fieldAssociatedData(key.keyId, streamId, path));
-  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  // GCM is a stream mode: final() adds no bytes, so update's output is the whole ciphertext.
+  const ciphertext = cipher.update(plaintext, 'utf8');
+  cipher.final();
   return formatEncryptedValue({ keyId: key.keyId, iv, tag: cipher.getAuthTag(), ciphertext });
 }
 
@@ -58,7 +61,9 @@ export function decryptValue(
     const decipher = createDecipheriv(ALGORITHM, key.key, parts.iv, { authTagLength: 16 });
     decipher.setAAD(fieldAssociatedData(key.keyId, streamId, path));
     decipher.setAuthTag(parts.tag);
-    const plaintext = Buffer.concat([decipher.update(parts.ciphertext), decipher.final()]).toString('utf8');
+    // GCM: final() adds no bytes; it throws when the tag does not authenticate.
+    const plaintext = decipher.update(parts.ciphertext).toString('utf8');
+    decipher.final();
     return { status: 'ok', value: JSON.parse(plaintext) as unknown };
   } catch {
     return { status: 'invalid', reason: 'unauthenticated' };

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { randomSlice } from './random-pool';
 import { readFileSync } from 'node:fs';
 import { b64u } from './encrypted-value';
 import { DataKeyUnwrapError, KekSetInvalidError } from './errors';
@@ -87,7 +88,7 @@ export class KeyEncryptionKeys {
   /** Wraps a data key with the active KEK. */
   wrap(streamId: string, keyId: string, dataKey: Buffer): WrappedKey {
     const kek = this.activeId;
-    const iv = randomBytes(12);
+    const iv = randomSlice(12);
     const cipher = createCipheriv('aes-256-gcm', this.keys.get(kek)!, iv, { authTagLength: 16 });
     cipher.setAAD(wrapAssociatedData(kek, streamId, keyId));
     const ciphertext = Buffer.concat([cipher.update(dataKey), cipher.final()]);

@@ -43,22 +43,83 @@ function parsePath(path: string): Segment[] {
 }
 
 /**
+ * The paths of one call as a tree (`listAddress[].city` and `listAddress[].zipCode` share `listAddress`),
+ * so a record is walked once whatever the number of paths. Kept per paths array (they are constants).
+ */
+interface PathNode {
+  /** The full path pattern when a value at this node is encrypted (it is bound into the ciphertext). */
+  leaf?: string;
+  /** Whether the value here is an array whose every element the children (or the leaf) apply to. */
+  each: boolean;
+  children: Map<string, PathNode>;
+}
+
+const pathTrees = new WeakMap<readonly string[], Map<string, PathNode>>();
+
+function pathTree(paths: readonly string[]): Map<string, PathNode> {
+  let root = pathTrees.get(paths);
+  if (root) return root;
+  root = new Map();
+  for (const path of paths) {
+    let level = root;
+    const segments = parsePath(path);
+    segments.forEach((segment, i) => {
+      const id = `${segment.key}${segment.each ? '[]' : ''}`;
+      let node = level.get(id);
+      if (!node) {
+        node = { each: segment.each, children: new Map() };
+        level.set(id, node);
+      }
+      if (i === segments.length - 1) node.leaf = path;
+      level = node.children;
+    });
+  }
+  pathTrees.set(paths, root);
+  return root;
+}
+
+/**
  * Encrypts the values at `paths` of a JSON record (as received or about to be published: no Dates or
- * driver types) with one customer's key (a copy; the input is not changed). Absent and null values stay as they are; values that are already encrypted are left alone,
- * so encrypting twice (a reactor copying an encrypted record) changes nothing. A value may be any JSON
- * value: an object or array at a path is encrypted whole.
+ * driver types) with one customer's key. The input is not changed: the objects and arrays on the way to an
+ * encrypted value are copied, the rest of the record is shared with the input (a copy of the whole record
+ * per customer was a tenth of the ingress's CPU in batch imports). Absent and null values stay as they
+ * are; values that are already encrypted are left alone, so encrypting twice (a reactor copying an
+ * encrypted record) changes nothing. A value may be any JSON value: an object or array at a path is
+ * encrypted whole.
  */
 export function encryptFieldsWith<T>(key: DataKey, streamId: string, record: T, paths: readonly string[]): T {
-  const copy = structuredClone(record);
-  for (const path of paths) {
-    const segments = parsePath(path);
-    visit(copy, segments, (value) =>
-      value === undefined || value === null || looksEncrypted(value)
-        ? value
-        : encryptValue(key, streamId, path, value),
-    );
-  }
-  return copy;
+  const encryptLeaf = (value: unknown, path: string): unknown =>
+    value === undefined || value === null || looksEncrypted(value)
+      ? value
+      : encryptValue(key, streamId, path, value);
+  const rewrite = (node: unknown, level: Map<string, PathNode>): unknown => {
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) return node;
+    const holder = node as Record<string, unknown>;
+    let copy: Record<string, unknown> | undefined;
+    for (const [id, child] of level) {
+      const name = child.each ? id.slice(0, -2) : id;
+      if (!(name in holder)) continue;
+      const value = holder[name];
+      let next: unknown;
+      if (child.each) {
+        if (!Array.isArray(value)) continue;
+        next = value.map((item: unknown) => {
+          let out = item;
+          if (child.children.size > 0) out = rewrite(out, child.children);
+          return child.leaf === undefined ? out : encryptLeaf(out, child.leaf);
+        });
+      } else {
+        next = value;
+        if (child.children.size > 0) next = rewrite(next, child.children);
+        if (child.leaf !== undefined) next = encryptLeaf(next, child.leaf);
+      }
+      if (next === value) continue;
+      copy ??= { ...holder };
+      copy[name] = next;
+    }
+    return copy ?? node;
+  };
+  return rewrite(record, pathTree(paths)) as T;
 }
 
 /**
@@ -131,22 +192,4 @@ function isPlainObject(node: unknown): node is Record<string, unknown> {
   // Any realm's Object.prototype (structuredClone and jest's VM differ) has no prototype itself.
   const proto = Object.getPrototypeOf(node) as object | null;
   return proto === null || Object.getPrototypeOf(proto) === null;
-}
-
-function visit(node: unknown, segments: Segment[], transform: (value: unknown) => unknown): void {
-  if (node === null || typeof node !== 'object' || Array.isArray(node)) return;
-  const [head, ...rest] = segments as [Segment, ...Segment[]];
-  const holder = node as Record<string, unknown>;
-  if (!(head.key in holder)) return;
-  const value = holder[head.key];
-  if (head.each) {
-    if (!Array.isArray(value)) return;
-    for (let i = 0; i < value.length; i += 1) {
-      if (rest.length === 0) value[i] = transform(value[i]);
-      else visit(value[i], rest, transform);
-    }
-    return;
-  }
-  if (rest.length === 0) holder[head.key] = transform(value);
-  else visit(value, rest, transform);
 }

@@ -38,6 +38,22 @@ function customer() {
 }
 
 describe('encryptFields / decryptFields', () => {
+  it('never changes its input: the containers on the way to a personal value are copies', async () => {
+    const cipher = new PersonalDataCipher(new MemoryDataKeySource());
+    const plain = customer();
+    const before = structuredClone(plain);
+    const encrypted = await cipher.encryptFields(STREAM, plain, CustomerPersonalFields);
+    expect(plain).toEqual(before);
+    expect(encrypted.listAddress).not.toBe(plain.listAddress);
+    expect(encrypted.listAddress[0]).not.toBe(plain.listAddress[0]);
+    expect(encrypted.listRelatedEntity[0]).not.toBe(plain.listRelatedEntity[0]);
+    // Parts without personal values are shared with the input, unchanged.
+    expect(encrypted.listAddress[0]!.country).toBe('PL');
+    expect(encrypted.listRelatedEntity[1]).toEqual(plain.listRelatedEntity[1]);
+    const decrypted = await cipher.decryptFields(STREAM, encrypted);
+    expect(decrypted.record).toEqual(before);
+  });
+
   it('encrypts every personal field and nothing else, and decrypts back to the same record', async () => {
     const cipher = new PersonalDataCipher(new MemoryDataKeySource());
     const plain = customer();
