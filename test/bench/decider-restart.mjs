@@ -4,7 +4,7 @@
 //   node test/bench/decider-restart.mjs            (RESTART_EVENTS=200000 by default; needs a build)
 //
 // In a throw-away topic prefix on the local stack: writes RESTART_EVENTS synthetic customer events
-// (decided by the real decide()/evolve() from ImportSimplifiedCustomer commands, so they are exactly
+// (decided from ImportSimplifiedCustomer commands by the decider shell's own core, so they are exactly
 // what the decider writes) straight into the events topic, then starts the decider in this process:
 //   1. snapshots off: the full fold (today's restart);
 //   2. snapshots on, none written yet: full fold, then a few commands per partition let the decider
@@ -20,12 +20,14 @@ import { stackEnv, waitUntil } from './stack.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
-const { setUpMessaging } = require(path.join(ROOT, 'packages/messaging/dist/index.js'));
+const { DeciderCore, setUpMessaging } = require(path.join(ROOT, 'packages/messaging/dist/index.js'));
 const { createLogger } = require(path.join(ROOT, 'packages/runtime/dist/index.js'));
 const { buildCustomerService } = require(path.join(ROOT, 'services/customer/dist/app.js'));
 const { loadCustomerConfig } = require(path.join(ROOT, 'services/customer/dist/config.js'));
-const { decide } = require(path.join(ROOT, 'services/customer/dist/domain/customer-decider.js'));
-const { evolve, initialState } = require(path.join(ROOT, 'services/customer/dist/domain/customer-state.js'));
+const { decider } = require(path.join(ROOT, 'services/customer/dist/domain/decider.js'));
+const { commandDecision, customerEventFields } = require(
+  path.join(ROOT, 'services/customer/dist/command-decision.js'),
+);
 
 const EVENTS = Number(process.env.RESTART_EVENTS ?? 200000);
 const COMMANDS = Number(process.env.RESTART_COMMANDS ?? 3000);
@@ -74,24 +76,19 @@ async function writeEvents() {
   };
   while (written < EVENTS) {
     const id = `C${++customer}`;
-    let state = initialState();
+    // The decider shell's own core decides and wraps the events; one per customer keeps one state in memory.
+    const core = new DeciderCore({
+      decider,
+      eventsTopic: topics.customerEvents,
+      now: () => NOW,
+      eventFields: customerEventFields,
+    });
     for (let n = 0; n < 4 && written < EVENTS; n++) {
       const c = command(id, `${id}-COMM-${n}`);
-      for (const [i, e] of decide(c, state, { now: NOW }).entries()) {
-        const event = {
-          eventId: `${c.commandId}.${i}`,
-          type: e.type,
-          streamId: c.streamId,
-          streamVersion: state.version + 1,
-          occurredAt: NOW,
-          correlationId: c.correlationId,
-          causationId: c.commandId,
-          businessUnit: c.businessUnit,
-          customerExtId: c.customerExtId,
-          data: e.data,
-        };
-        state = evolve(state, event);
-        batch.push({ key: c.streamId, value: await serde.encode(e.type, event), headers: { type: e.type } });
+      const decided = core.decideBatch([commandDecision(c)], 0);
+      core.committed(0);
+      for (const m of decided) {
+        batch.push({ key: m.key, value: await serde.encode(m.type, m.value), headers: { type: m.type } });
         written++;
       }
       if (batch.length >= 2000) await flush();

@@ -12,3 +12,6 @@ export * from './messaging-setup';
 export * from './restart-after-fatal-crash';
 export * from './produce-slices';
 export * from './asyncapi';
+export * from './decider';
+export * from './decider-core';
+export * from './decider-shell';

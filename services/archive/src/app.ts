@@ -11,7 +11,7 @@ import type { OperationTopicEvent } from '@crs/contracts';
 import { AtLeastOnceConsumer, DurablePublisher, setUpMessaging } from '@crs/messaging';
 import { ProjectionCatalog, connectMongo, watchMongo, type MongoWatchdog } from '@crs/store';
 import { resolveSharedDataDir } from '@crs/screening-core';
-import { OperationDeciderShell } from './decider/operation-decider-shell';
+import { buildOperationDeciderShell, type OperationDeciderShell } from './decider/operation-decider-shell';
 import {
   applyOperationEvent,
   type AlertDoc,
@@ -87,7 +87,7 @@ export function buildArchiveService(
       });
       const { kafka, serde, topics, prefix } = await setUpMessaging(config, 'archive', logger);
 
-      decider = new OperationDeciderShell({
+      decider = buildOperationDeciderShell({
         kafka,
         serde,
         logger,

@@ -4,6 +4,7 @@ import {
   type OutgoingMessage,
   type RegistrySettings,
   type SchemaDoc,
+  type StateSnapshotStore,
 } from '@crs/messaging';
 import type { CustomerState } from './domain/customer-state';
 
@@ -95,7 +96,7 @@ interface PartitionLoad {
  * records carry the reader's position as the new checkpoint; while some are, the next transactions
  * go on writing them without waiting for the interval.
  */
-export class StateSnapshots {
+export class StateSnapshots implements StateSnapshotStore<CustomerState> {
   /** Version of each customer's newest snapshot this instance read or wrote. */
   private readonly written = new Map<string, number>();
   /** Per events partition: customers whose state is newer than their newest snapshot. */

@@ -19,7 +19,10 @@ export type NewOperationEvent =
   | { type: 'OperationArchived'; data: OperationArchived['data'] };
 
 /** Nothing in the operation decider depends on time yet; the context keeps the decider shape uniform. */
-export type OperationDecisionContext = Record<string, never>;
+export interface OperationDecisionContext {
+  /** ISO date-time of the decision */
+  now: string;
+}
 
 /** JSON with sorted keys: equal content compares equal whatever order upstream wrote the fields in. */
 function canonical(value: unknown): string {
@@ -50,7 +53,7 @@ export function sameContent(a: OperationData | undefined, b: OperationData): boo
 export function decide(
   input: OperationInput,
   state: OperationState,
-  _ctx: OperationDecisionContext = {},
+  _ctx?: OperationDecisionContext,
 ): NewOperationEvent[] {
   switch (input.type) {
     case 'ReceiveOperation':

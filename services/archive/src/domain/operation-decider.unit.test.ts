@@ -1,10 +1,13 @@
 import type { ArchiveOperationCommand, OperationData, OperationEvent } from '@crs/contracts';
+import { DeciderCore } from '@crs/messaging';
 import { deciderSpec } from '@crs/testing';
-import { decide, type OperationInput } from './operation-decider';
+import { operationEventFields } from '../decider/operation-decider-shell';
+import { decider } from './decider';
+import type { OperationInput } from './operation-decider';
 import { evolve, initialState } from './operation-state';
 
 const NOW = '2026-01-02T03:04:05.000Z';
-const spec = deciderSpec({ initialState, evolve, decide }, {});
+const spec = deciderSpec(decider, { now: NOW });
 const STREAM = 'DEMO:OP-1';
 
 function operation(overrides: Partial<OperationData> = {}): OperationData {
@@ -40,30 +43,22 @@ function archive(reason?: string): ArchiveOperationCommand {
   };
 }
 
-/** Decided events as the shell stores them, to use as history. */
+/** Decided events as the decider shell's own core stores them, to use as history. */
 function history(...inputs: OperationInput[]): OperationEvent[] {
-  let state = initialState();
-  const out: OperationEvent[] = [];
-  inputs.forEach((input, n) => {
-    for (const e of decide(input, state)) {
-      const ev = {
-        eventId: `in-${n}.0`,
-        type: e.type,
-        streamId: STREAM,
-        streamVersion: state.version + 1,
-        occurredAt: NOW,
-        correlationId: `in-${n}`,
-        causationId: `in-${n}`,
-        businessUnit: 'DEMO',
-        operationExtId: 'OP-1',
-        customerExtId: 'C-1',
-        data: e.data,
-      } as OperationEvent;
-      state = evolve(state, ev);
-      out.push(ev);
-    }
+  const core = new DeciderCore({
+    decider,
+    eventsTopic: 'history',
+    now: () => NOW,
+    eventFields: operationEventFields,
   });
-  return out;
+  const decisions = inputs.map((command, n) => ({
+    commandId: `in-${n}`,
+    correlationId: `in-${n}`,
+    streamId: STREAM,
+    businessUnit: 'DEMO',
+    command,
+  }));
+  return core.decideBatch(decisions, 0).map((m) => m.value as OperationEvent);
 }
 
 describe('an operation received from upstream', () => {

@@ -2,12 +2,13 @@ import type { CustomerCommand, CustomerData, CustomerEvent } from '@crs/contract
 import { deciderSpec } from '@crs/testing';
 import { decide, personalDataErased } from './customer-decider';
 import { evolve, initialState } from './customer-state';
-import { decidedHistory } from './decided-history.fixtures';
+import { decidedHistory } from '../decided-history.fixtures';
+import { decider } from './decider';
 import { CustomerNotFoundError, PersonalDataKeyErasedError, RetentionHoldError } from './customer-errors';
 
 /** docs/privacy.md: the erasure of personal data as the customer decider records it. */
 const NOW = '2026-01-02T03:04:05.000Z';
-const spec = deciderSpec({ initialState, evolve, decide }, { now: NOW });
+const spec = deciderSpec(decider, { now: NOW });
 const STREAM = 'DEMO:C-9';
 /** An encrypted value of key generation `keyId` (the format of @crs/privacy; the decider only reads the id). */
 const enc = (keyId: string) => `crs:enc:1:${keyId}:AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA:AAAA`;

@@ -1,15 +1,14 @@
 import type { CustomerCommand, CustomerEvent, CustomerData, ScreeningHitData } from '@crs/contracts';
 import { deciderSpec } from '@crs/testing';
-import { decide } from './customer-decider';
-import { evolve, initialState } from './customer-state';
-import { decidedHistory } from './decided-history.fixtures';
+import { decidedHistory } from '../decided-history.fixtures';
+import { decider } from './decider';
 
 /**
  * How screening results reach the risk evaluation: which results ask for a re-evaluation (and with what
  * screening summary), and the reason an UPDATE with EVALUATE records.
  */
 const NOW = '2026-01-02T03:04:05.000Z';
-const spec = deciderSpec({ initialState, evolve, decide }, { now: NOW });
+const spec = deciderSpec(decider, { now: NOW });
 const STREAM = 'DEMO:C-9';
 
 function record(overrides: Partial<CustomerData> = {}): CustomerData {

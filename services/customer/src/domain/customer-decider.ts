@@ -1,5 +1,4 @@
 import type {
-  CustomerEvent,
   CustomerCommand,
   CustomerEventData,
   CustomerEventType,
@@ -8,7 +7,8 @@ import type {
   RiskLevel,
   ScreeningListName,
 } from '@crs/contracts';
-import { evolve, hitKey, hitKeys, type CustomerState } from './customer-state';
+import { hitKey, hitKeys, type CustomerState } from './customer-state';
+import { evaluationSubject, reviewOf, screeningReevaluation } from './evaluation-request';
 import { canTransition } from './status-lifecycle';
 import { keyIdOf, retentionHold } from '@crs/privacy';
 import {
@@ -35,43 +35,6 @@ const CLIENT_REQUESTED_REASONS = new Set(['IMPORT_EVALUATE', 'CUSTOMER_UPDATED']
 export interface DecisionContext {
   /** ISO date-time of the decision */
   now: string;
-}
-
-/** The subject of an evaluation: the record, the latest screening per list and the internal-list mark. */
-function evaluationSubject(
-  customer: CustomerData | undefined,
-  state: CustomerState,
-  listPurpose?: 'WHITE' | 'BLACK',
-) {
-  const screening = Object.fromEntries(
-    Object.entries(state.screening).map(([list, r]) => {
-      const confirmed = reviewOf(r!.hitKeys, state.screeningDecisions[list as ScreeningListName]);
-      return [
-        list,
-        {
-          matched: r!.matched,
-          hitCount: r!.hitKeys.length,
-          ...(confirmed === undefined ? {} : { confirmed }),
-        },
-      ];
-    }),
-  );
-  const purpose = listPurpose ?? state.listPurpose;
-  return { ...(customer ? { customer } : {}), screening, ...(purpose ? { listPurpose: purpose } : {}) };
-}
-
-/**
- * What reviewers said about a list's current hits, in the risk engine's terms: true when one of them was
- * confirmed, false when every one was dismissed as a false positive, undefined otherwise (not reviewed).
- */
-function reviewOf(
-  keys: string[],
-  decisions: Record<string, 'CONFIRMED' | 'FALSE_POSITIVE'> | undefined,
-): boolean | undefined {
-  if (!decisions || keys.length === 0) return undefined;
-  if (keys.some((k) => decisions[k] === 'CONFIRMED')) return true;
-  if (keys.every((k) => decisions[k] === 'FALSE_POSITIVE')) return false;
-  return undefined;
 }
 
 /**
@@ -257,21 +220,7 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
       // A first result that matches, or any change of an earlier result, can move the level; a first clean
       // result cannot (the import's evaluation already saw no match). IMPORT customers keep the client's level.
       const news = before ? changed : command.data.matched;
-      if (news && !state.simplified && state.sourceOfRiskLevel === 'EVALUATE') {
-        const after = evolve(state, {
-          type: 'ScreeningCompleted',
-          streamVersion: state.version + 1,
-          data: events[0]!.data,
-        } as CustomerEvent);
-        events.push({
-          type: 'RiskEvaluationRequested',
-          data: {
-            requestId: `${command.commandId}:eval`,
-            reason: 'SCREENING_CHANGED',
-            ...evaluationSubject(state.customer, after),
-          },
-        });
-      }
+      if (news) events.push(...screeningReevaluation(command, state, events[0]!));
       return events;
     }
 
@@ -293,23 +242,7 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
           snapshotVersion: command.data.snapshotVersion,
         },
       };
-      const events: NewEvent[] = [completed];
-      if (!state.simplified && state.sourceOfRiskLevel === 'EVALUATE') {
-        const after = evolve(state, {
-          type: 'ScreeningCompleted',
-          streamVersion: state.version + 1,
-          data: completed.data,
-        } as CustomerEvent);
-        events.push({
-          type: 'RiskEvaluationRequested',
-          data: {
-            requestId: `${command.commandId}:eval`,
-            reason: 'SCREENING_CHANGED',
-            ...evaluationSubject(state.customer, after),
-          },
-        });
-      }
-      return events;
+      return [completed, ...screeningReevaluation(command, state, completed)];
     }
 
     case 'RecordScreeningDecision': {
@@ -320,29 +253,17 @@ export function decide(command: CustomerCommand, state: CustomerState, ctx: Deci
       const decisions = state.screeningDecisions[d.list] ?? {};
       if (decisions[hitKey(d)] === d.decision) return [];
       const decided: NewEvent = { type: 'ScreeningHitDecided', data: d };
-      const events: NewEvent[] = [decided];
       const current = state.screening[d.list]?.hitKeys ?? [];
       const before = reviewOf(current, decisions);
-      const afterState = evolve(state, {
-        type: 'ScreeningHitDecided',
-        streamVersion: state.version + 1,
-        data: d,
-      } as CustomerEvent);
-      if (
-        reviewOf(current, afterState.screeningDecisions[d.list]) !== before &&
-        !state.simplified &&
-        state.sourceOfRiskLevel === 'EVALUATE'
-      ) {
-        events.push({
-          type: 'RiskEvaluationRequested',
-          data: {
-            requestId: `${command.commandId}:eval`,
-            reason: 'SCREENING_CHANGED',
-            ...evaluationSubject(state.customer, afterState),
-          },
-        });
-      }
-      return events;
+      return [
+        decided,
+        ...screeningReevaluation(
+          command,
+          state,
+          decided,
+          (after) => reviewOf(current, after.screeningDecisions[d.list]) !== before,
+        ),
+      ];
     }
 
     case 'SetRiskOverride': {

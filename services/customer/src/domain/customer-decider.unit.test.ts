@@ -2,7 +2,8 @@ import type { CustomerCommand, CustomerEvent, CustomerData } from '@crs/contract
 import { deciderSpec } from '@crs/testing';
 import { decide, SIMPLIFIED_SCREENING_LISTS } from './customer-decider';
 import { evolve, initialState } from './customer-state';
-import { decidedHistory } from './decided-history.fixtures';
+import { decidedHistory } from '../decided-history.fixtures';
+import { decider } from './decider';
 import {
   CustomerAlreadyExistsError,
   CustomerCommandRejectedError,
@@ -14,7 +15,7 @@ import {
 import { AllowedTransitions } from './status-lifecycle';
 
 const NOW = '2026-01-02T03:04:05.000Z';
-const spec = deciderSpec({ initialState, evolve, decide }, { now: NOW });
+const spec = deciderSpec(decider, { now: NOW });
 const STREAM = 'DEMO:C-1';
 
 function record(overrides: Partial<CustomerData> = {}): CustomerData {
