@@ -44,6 +44,16 @@ module.exports = {
       to: { path: INFRASTRUCTURE },
     },
     {
+      name: 'domain-reaches-no-infrastructure',
+      severity: 'error',
+      comment:
+        'Domain code reaches Kafka, MongoDB, an HTTP server, @crs/messaging or @crs/store through the modules it ' +
+        "imports (a package's index that also holds a store class): import the package's pure entry point " +
+        'instead (e.g. @crs/privacy/rules).',
+      from: DOMAIN,
+      to: { path: INFRASTRUCTURE, reachable: true },
+    },
+    {
       name: 'no-service-to-service',
       severity: 'error',
       comment: 'Services never import each other, only packages (STYLE.md).',

@@ -6,7 +6,11 @@ const transform = {
     { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
   ],
 };
-const moduleNameMapper = { '^@crs/([a-z0-9-]+)$': '<rootDir>/packages/$1/src/index.ts' };
+// `@crs/<package>` is its index; `@crs/<package>/<entry>` a subpath entry point (package.json "exports").
+const moduleNameMapper = {
+  '^@crs/([a-z0-9-]+)$': '<rootDir>/packages/$1/src/index.ts',
+  '^@crs/([a-z0-9-]+)/([a-z0-9-]+)$': '<rootDir>/packages/$1/src/$2.ts',
+};
 // ESM-only dependencies are transformed to CommonJS for jest.
 const transformIgnorePatterns = [
   '/node_modules/(?!(\\.pnpm/)?(double-metaphone|any-ascii|@sindresorhus)[@/])',

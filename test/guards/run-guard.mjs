@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
 import { cruise } from 'dependency-cruiser';
+import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const FIXTURES = 'test/guards/fixtures';
@@ -53,13 +54,20 @@ async function config(files) {
 async function depcruise(paths) {
   const config = createRequire(import.meta.url)(path.join(ROOT, '.dependency-cruiser.cjs'));
   const { tsConfig: _paths, ...options } = config.options;
-  const result = await cruise(paths, {
-    ...options,
-    // The repository's run excludes the fixtures; this one cruises only them.
-    exclude: { path: '(^|/)dist/' },
-    validate: true,
-    ruleSet: { forbidden: config.forbidden },
-  });
+  // As `npm run lint`: @crs/* (and @crs/<package>/<entry>) resolve through tsconfig.tests.json's paths.
+  const tsConfigFile = path.join(ROOT, config.options.tsConfig.fileName);
+  const result = await cruise(
+    paths,
+    {
+      ...options,
+      // The repository's run excludes the fixtures; this one cruises only them.
+      exclude: { path: '(^|/)dist/' },
+      validate: true,
+      ruleSet: { forbidden: config.forbidden },
+    },
+    { tsConfig: tsConfigFile },
+    { tsConfig: extractTSConfig(tsConfigFile) },
+  );
   return result.output.summary.violations.map((v) => ({
     rule: v.rule.name,
     from: v.from,

@@ -1,6 +1,5 @@
 import type { Db } from 'mongodb';
 import { CodedError } from '@crs/runtime';
-import { looksEncrypted, parseEncryptedValue } from './encrypted-value';
 import {
   encryptFieldsWith,
   containsEncrypted,
@@ -157,23 +156,4 @@ export class CustomerPrivacy {
     if (keyId === undefined) return this.store.erase(streamId);
     return this.store.eraseGeneration(streamId, keyId);
   }
-}
-
-/** The key generation (keyId) of the first encrypted value found in a record; undefined when none is. */
-export function keyIdOf(node: unknown): string | undefined {
-  if (looksEncrypted(node)) return parseEncryptedValue(node)?.keyId;
-  if (Array.isArray(node)) {
-    for (const item of node) {
-      const id = keyIdOf(item);
-      if (id) return id;
-    }
-    return undefined;
-  }
-  if (node !== null && typeof node === 'object') {
-    for (const value of Object.values(node)) {
-      const id = keyIdOf(value);
-      if (id) return id;
-    }
-  }
-  return undefined;
 }

@@ -10,7 +10,7 @@ import type {
 import { hitKey, hitKeys, type CustomerState } from './customer-state';
 import { evaluationSubject, reviewOf, screeningReevaluation } from './evaluation-request';
 import { canTransition } from './status-lifecycle';
-import { keyIdOf, retentionHold } from '@crs/privacy';
+import { keyIdOf, retentionHold } from '@crs/privacy/rules';
 import {
   CustomerAlreadyExistsError,
   CustomerDowngradeError,
