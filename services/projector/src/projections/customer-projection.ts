@@ -1,7 +1,7 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { CodedError } from '@crs/runtime';
 import type { CustomerEvent } from '@crs/contracts';
-import type { CustomerProjectionName, StoreDialect } from '@crs/store';
+import { versionGuardedFilter, type CustomerProjectionName, type StoreDialect } from '@crs/store';
 import type { StreamVersions } from './stream-versions';
 import { isDuplicateKeyOnly, writeErrorsOf } from './write-errors';
 
@@ -341,8 +341,7 @@ export async function applyCustomerEvents(
     (await customers.findOne({ _id: streamId }, { projection: { version: 1 } }))?.version ?? 0;
   const update = (streamId: string, folded: FoldedCustomer): AnyBulkWriteOperation<CustomerDoc> => ({
     updateOne: {
-      filter:
-        dialect === 'ferretdb' ? { _id: streamId } : { _id: streamId, version: { $lt: folded.version } },
+      filter: versionGuardedFilter(dialect, streamId, folded.version),
       update: { $set: folded.set },
     },
   });
