@@ -207,13 +207,52 @@ function typesView(node) {
   const out = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === 'if' || key === 'then' || key === 'else') continue;
-    out[key] = typesView(value);
+    out[key] = typesView(key === 'allOf' && Array.isArray(value) ? withVariants(value) : value);
+  }
+  // `"id": true` only lets a variant accept a property its base describes: the base's type stands.
+  if (out.properties !== null && typeof out.properties === 'object') {
+    for (const [name, value] of Object.entries(out.properties))
+      if (value === true) delete out.properties[name];
   }
   if (Array.isArray(out.allOf)) {
     out.allOf = out.allOf.filter((member) => typeof member !== 'object' || Object.keys(member).length > 0);
     if (out.allOf.length === 0) delete out.allOf;
   }
   return out;
+}
+
+/**
+ * A discriminated union written as conditionals, `allOf: [{ if: { properties: { kind: { const: 'a' } } },
+ * then: { $ref: A } }, ...]` (one $ref per value of one property), is the union of its variants:
+ * `({ kind: 'a' } & A) | ...`. Other conditionals constrain values only and are left out (typesView).
+ */
+function withVariants(members) {
+  const variants = [];
+  const rest = [];
+  for (const member of members) {
+    const variant = variantOf(member);
+    if (variant === undefined) rest.push(member);
+    else variants.push(variant);
+  }
+  const keys = new Set(variants.map(({ key }) => key));
+  if (variants.length < 2 || keys.size !== 1) return members;
+  const anyOf = variants.map(({ key, value, ref }) => ({
+    allOf: [{ type: 'object', required: [key], properties: { [key]: { const: value } } }, { $ref: ref }],
+  }));
+  return [...rest, { anyOf }];
+}
+
+function variantOf(member) {
+  if (member === null || typeof member !== 'object') return undefined;
+  const { if: condition, then, ...others } = member;
+  if (Object.keys(others).length > 0 || condition === undefined || then === undefined) return undefined;
+  if (Object.keys(then).length !== 1 || typeof then.$ref !== 'string') return undefined;
+  const properties = Object.entries(condition.properties ?? {});
+  if (Object.keys(condition).length !== 1 || properties.length !== 1) return undefined;
+  const [[key, test]] = properties;
+  if (test === null || typeof test !== 'object' || Object.keys(test).length !== 1 || !('const' in test))
+    return undefined;
+  return { key, value: test.const, ref: then.$ref };
 }
 
 /**

@@ -1,4 +1,5 @@
 export * from './events';
+export * from './message-schemas';
 export * from './generated';
 // Where the hand-written event catalogue and the generated types share a name, the schema-generated
 // type wins: schemas/ is the single source of truth.

@@ -22,6 +22,7 @@ export function countryRiskIndex(table: CountryRiskTable): CountryRiskIndex {
   if (cached) return cached;
   const listsByCountry = new Map<string, string[]>();
   for (const [listId, list] of Object.entries(table.lists)) {
+    if (list === undefined) continue;
     for (const raw of list.countries) {
       const code = normaliseCountry(raw);
       if (code === undefined) continue;

@@ -42,7 +42,7 @@ export function maxFactorScore(factor: RiskFactor, matrix: RiskMatrix): number {
       return Math.max(
         table.defaultScore,
         table.unknownCountryScore,
-        ...Object.values(table.lists).map((list) => list.score),
+        ...Object.values(table.lists).map((list) => list?.score ?? table.defaultScore),
         ...Object.values(table.countryScores ?? {}),
       );
     }
@@ -122,6 +122,7 @@ function semanticErrors(matrix: RiskMatrix): string[] {
   });
 
   for (const [listId, list] of Object.entries(matrix.countryRisk.lists)) {
+    if (list === undefined) continue;
     for (const code of list.countries) {
       if (normaliseCountry(code) === undefined)
         errors.push(`/countryRisk/lists/${listId}: unknown country code ${code}`);

@@ -22,9 +22,32 @@ export type CountryCode = string;
  * This interface was referenced by `RiskMatrix`'s JSON-Schema
  * via the `definition` "factor".
  */
-export type Factor = FactorBase & {
-  kind: 'country' | 'flags' | 'codes' | 'bands' | 'screening' | 'list-purpose' | 'related-entities';
-};
+export type Factor = FactorBase &
+  (
+    | ({
+        kind: 'country';
+      } & CountryFactor)
+    | ({
+        kind: 'flags';
+      } & FlagsFactor)
+    | ({
+        kind: 'codes';
+      } & CodesFactor)
+    | ({
+        kind: 'bands';
+      } & BandsFactor)
+    | ({
+        kind: 'screening';
+      } & ScreeningFactor)
+    | ({
+        kind: 'list-purpose';
+      } & ListPurposeFactor)
+    | ({
+        kind: 'related-entities';
+      } & RelatedEntitiesFactor)
+  ) & {
+    kind: 'country' | 'flags' | 'codes' | 'bands' | 'screening' | 'list-purpose' | 'related-entities';
+  };
 /**
  * This interface was referenced by `RiskMatrix`'s JSON-Schema
  * via the `definition` "identifier".
@@ -35,6 +58,80 @@ export type Identifier = string;
  * via the `definition` "role".
  */
 export type Role = 'CUSTOMER' | 'RELATED_ENTITY';
+/**
+ * Where countries are read from. country is the country field of a related entity; relatedEntities collects every country of every related entity.
+ *
+ * This interface was referenced by `RiskMatrix`'s JSON-Schema
+ * via the `definition` "countrySource".
+ */
+export type CountrySource =
+  | 'citizenshipCountry'
+  | 'secondCitizenshipCountry'
+  | 'permanentResidenceCountry'
+  | 'birthCountry'
+  | 'registrationCountry'
+  | 'country'
+  | 'listAddress'
+  | 'listCountryOfActivity'
+  | 'listPaymentCountry'
+  | 'listCountryOfTaxPayment'
+  | 'relatedEntities';
+/**
+ * This interface was referenced by `RiskMatrix`'s JSON-Schema
+ * via the `definition` "booleanField".
+ */
+export type BooleanField =
+  | 'isPEP'
+  | 'isFamilyPEP'
+  | 'isSanctioned'
+  | 'isInAdverseMedia'
+  | 'isInInternalList'
+  | 'isLitigated'
+  | 'doesCashDominate'
+  | 'hasMultiLayerStructure'
+  | 'isListed'
+  | 'isRegulated'
+  | 'isLicenseRequired'
+  | 'isFinancialInstitution'
+  | 'isDirectlyManaged'
+  | 'noMajorShareHolders'
+  | 'thirdPartyServicesUsed'
+  | 'isFined'
+  | 'isAudited'
+  | 'isLegalResident'
+  | 'isActualAddressDeclared'
+  | 'isCorrespondenceAddressDeclared'
+  | 'amlOfficer';
+/**
+ * legalForm (a single code), listActivity.activityType, listOrderedService.serviceType, listIntroductionSource.introductionSource, listSourceOfWealth.code, listIncomeSource.incomeSourceType, listPaymentPurpose.paymentPurposeType.
+ *
+ * This interface was referenced by `RiskMatrix`'s JSON-Schema
+ * via the `definition` "codeSource".
+ */
+export type CodeSource =
+  | 'legalForm'
+  | 'listActivity'
+  | 'listOrderedService'
+  | 'listIntroductionSource'
+  | 'listSourceOfWealth'
+  | 'listIncomeSource'
+  | 'listPaymentPurpose';
+/**
+ * declaredTurnover: the largest declared amount (to, else from) in listDeclaredTurnover; businessAgeYears: whole years from establishmentDate to today; initialDepositAmount; companyAssetValue.
+ *
+ * This interface was referenced by `RiskMatrix`'s JSON-Schema
+ * via the `definition` "bandSource".
+ */
+export type BandSource =
+  | 'declaredTurnover'
+  | 'businessAgeYears'
+  | 'initialDepositAmount'
+  | 'companyAssetValue';
+/**
+ * This interface was referenced by `RiskMatrix`'s JSON-Schema
+ * via the `definition` "screeningList".
+ */
+export type ScreeningList = 'SANCTIONS' | 'PEP' | 'ADVERSE_MEDIA' | 'INTERNAL_LIST';
 /**
  * This interface was referenced by `RiskMatrix`'s JSON-Schema
  * via the `definition` "raisedLevel".
@@ -87,83 +184,9 @@ export type Condition =
     };
 /**
  * This interface was referenced by `RiskMatrix`'s JSON-Schema
- * via the `definition` "booleanField".
- */
-export type BooleanField =
-  | 'isPEP'
-  | 'isFamilyPEP'
-  | 'isSanctioned'
-  | 'isInAdverseMedia'
-  | 'isInInternalList'
-  | 'isLitigated'
-  | 'doesCashDominate'
-  | 'hasMultiLayerStructure'
-  | 'isListed'
-  | 'isRegulated'
-  | 'isLicenseRequired'
-  | 'isFinancialInstitution'
-  | 'isDirectlyManaged'
-  | 'noMajorShareHolders'
-  | 'thirdPartyServicesUsed'
-  | 'isFined'
-  | 'isAudited'
-  | 'isLegalResident'
-  | 'isActualAddressDeclared'
-  | 'isCorrespondenceAddressDeclared'
-  | 'amlOfficer';
-/**
- * This interface was referenced by `RiskMatrix`'s JSON-Schema
- * via the `definition` "screeningList".
- */
-export type ScreeningList = 'SANCTIONS' | 'PEP' | 'ADVERSE_MEDIA' | 'INTERNAL_LIST';
-/**
- * Where countries are read from. country is the country field of a related entity; relatedEntities collects every country of every related entity.
- *
- * This interface was referenced by `RiskMatrix`'s JSON-Schema
- * via the `definition` "countrySource".
- */
-export type CountrySource =
-  | 'citizenshipCountry'
-  | 'secondCitizenshipCountry'
-  | 'permanentResidenceCountry'
-  | 'birthCountry'
-  | 'registrationCountry'
-  | 'country'
-  | 'listAddress'
-  | 'listCountryOfActivity'
-  | 'listPaymentCountry'
-  | 'listCountryOfTaxPayment'
-  | 'relatedEntities';
-/**
- * legalForm (a single code), listActivity.activityType, listOrderedService.serviceType, listIntroductionSource.introductionSource, listSourceOfWealth.code, listIncomeSource.incomeSourceType, listPaymentPurpose.paymentPurposeType.
- *
- * This interface was referenced by `RiskMatrix`'s JSON-Schema
- * via the `definition` "codeSource".
- */
-export type CodeSource =
-  | 'legalForm'
-  | 'listActivity'
-  | 'listOrderedService'
-  | 'listIntroductionSource'
-  | 'listSourceOfWealth'
-  | 'listIncomeSource'
-  | 'listPaymentPurpose';
-/**
- * This interface was referenced by `RiskMatrix`'s JSON-Schema
  * via the `definition` "level".
  */
 export type Level = 'NONE' | 'LOW' | 'MEDIUM' | 'HIGH' | 'EXTREME';
-/**
- * declaredTurnover: the largest declared amount (to, else from) in listDeclaredTurnover; businessAgeYears: whole years from establishmentDate to today; initialDepositAmount; companyAssetValue.
- *
- * This interface was referenced by `RiskMatrix`'s JSON-Schema
- * via the `definition` "bandSource".
- */
-export type BandSource =
-  | 'declaredTurnover'
-  | 'businessAgeYears'
-  | 'initialDepositAmount'
-  | 'companyAssetValue';
 
 /**
  * A versioned, explainable customer risk matrix (EBA/GL/2021/02 risk factors: customer, product/service, geography, channel). Semantic rules that JSON Schema cannot express (weight cap, reachability of HIGH, threshold order, band order, references between sections) are checked by validateMatrix in @crs/risk-engine.
@@ -283,40 +306,12 @@ export type AppliesTo = {
   roles: Role[];
 };
 /**
- * This interface was referenced by `RiskMatrix`'s JSON-Schema
- * via the `definition` "floor".
- */
-export type Floor = {
-  id: Identifier;
-  level: RaisedLevel;
-  reason: string;
-  when: Condition;
-};
-/**
- * This interface was referenced by `RiskMatrix`'s JSON-Schema
- * via the `definition` "levelScores".
- */
-export type LevelScores = {
-  NONE: Score;
-  LOW: Score;
-  MEDIUM: Score;
-  HIGH: Score;
-  EXTREME: Score;
-};
-/**
  * Highest country score over every country found in the sources.
  *
  * This interface was referenced by `RiskMatrix`'s JSON-Schema
  * via the `definition` "countryFactor".
  */
 export type CountryFactor = {
-  id?: unknown;
-  label?: unknown;
-  description?: unknown;
-  riskCategory?: unknown;
-  weight?: unknown;
-  appliesTo?: unknown;
-  kind?: unknown;
   /**
    * @minItems 1
    */
@@ -329,13 +324,6 @@ export type CountryFactor = {
  * via the `definition` "flagsFactor".
  */
 export type FlagsFactor = {
-  id?: unknown;
-  label?: unknown;
-  description?: unknown;
-  riskCategory?: unknown;
-  weight?: unknown;
-  appliesTo?: unknown;
-  kind?: unknown;
   /**
    * @minItems 1
    */
@@ -352,13 +340,6 @@ export type FlagsFactor = {
  * via the `definition` "codesFactor".
  */
 export type CodesFactor = {
-  id?: unknown;
-  label?: unknown;
-  description?: unknown;
-  riskCategory?: unknown;
-  weight?: unknown;
-  appliesTo?: unknown;
-  kind?: unknown;
   source: CodeSource;
   scores: {
     [k: string]: Score;
@@ -372,13 +353,6 @@ export type CodesFactor = {
  * via the `definition` "bandsFactor".
  */
 export type BandsFactor = {
-  id?: unknown;
-  label?: unknown;
-  description?: unknown;
-  riskCategory?: unknown;
-  weight?: unknown;
-  appliesTo?: unknown;
-  kind?: unknown;
   source: BandSource;
   /**
    * @minItems 1
@@ -395,13 +369,6 @@ export type BandsFactor = {
  * via the `definition` "screeningFactor".
  */
 export type ScreeningFactor = {
-  id?: unknown;
-  label?: unknown;
-  description?: unknown;
-  riskCategory?: unknown;
-  weight?: unknown;
-  appliesTo?: unknown;
-  kind?: unknown;
   list: ScreeningList;
   flagField?: BooleanField;
   flagScore?: Score;
@@ -416,13 +383,6 @@ export type ScreeningFactor = {
  * via the `definition` "listPurposeFactor".
  */
 export type ListPurposeFactor = {
-  id?: unknown;
-  label?: unknown;
-  description?: unknown;
-  riskCategory?: unknown;
-  weight?: unknown;
-  appliesTo?: unknown;
-  kind?: unknown;
   blackScore: Score;
   whiteScore: Score;
 };
@@ -433,13 +393,6 @@ export type ListPurposeFactor = {
  * via the `definition` "relatedEntitiesFactor".
  */
 export type RelatedEntitiesFactor = {
-  id?: unknown;
-  label?: unknown;
-  description?: unknown;
-  riskCategory?: unknown;
-  weight?: unknown;
-  appliesTo?: unknown;
-  kind?: unknown;
   /**
    * Relation types considered; absent means all.
    *
@@ -451,4 +404,25 @@ export type RelatedEntitiesFactor = {
     fullWeightAtShare: number;
     minimumWeight: number;
   };
+};
+/**
+ * This interface was referenced by `RiskMatrix`'s JSON-Schema
+ * via the `definition` "levelScores".
+ */
+export type LevelScores = {
+  NONE: Score;
+  LOW: Score;
+  MEDIUM: Score;
+  HIGH: Score;
+  EXTREME: Score;
+};
+/**
+ * This interface was referenced by `RiskMatrix`'s JSON-Schema
+ * via the `definition` "floor".
+ */
+export type Floor = {
+  id: Identifier;
+  level: RaisedLevel;
+  reason: string;
+  when: Condition;
 };

@@ -1,0 +1,35 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** A message type with its registry subject and its JSON Schema (read from schemas/, the single source of truth). */
+export interface MessageSchema {
+  kind: 'events' | 'commands' | 'operations' | 'matrices' | 'lists';
+  type: string;
+  subject: string;
+  schema: { title: string; $id?: string; [k: string]: unknown };
+}
+
+/** The repository's schemas/ folder, from src/ (tests) and dist/ (runtime) alike. */
+export function schemasDir(): string {
+  return process.env.CRS_SCHEMAS_DIR ?? join(__dirname, '..', '..', '..', 'schemas');
+}
+
+/** Every message schema under schemas/{events,commands,operations,matrices,lists}, keyed by its message type (title). */
+export function loadMessageSchemas(dir = schemasDir()): MessageSchema[] {
+  const out: MessageSchema[] = [];
+  for (const kind of ['events', 'commands', 'operations', 'matrices', 'lists'] as const) {
+    let files: string[];
+    try {
+      files = readdirSync(join(dir, kind)).filter((f) => f.endsWith('.schema.json'));
+    } catch {
+      continue;
+    }
+    for (const f of files.sort()) {
+      const schema = JSON.parse(readFileSync(join(dir, kind, f), 'utf8')) as MessageSchema['schema'];
+      const props = schema.properties as { type?: { const?: string } } | undefined;
+      const type = props?.type?.const ?? schema.title;
+      out.push({ kind, type, subject: `crs.${kind}.${type}`, schema });
+    }
+  }
+  return out;
+}
