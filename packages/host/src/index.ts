@@ -1,0 +1,2 @@
+export * from './stop-stack';
+export * from './service-host';
