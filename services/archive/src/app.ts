@@ -1,17 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { MongoClient } from 'mongodb';
-import {
-  Health,
-  createMetricsRegistry,
-  startHealthServer,
-  type HealthServer,
-  type Logger,
-} from '@crs/runtime';
+import type { Logger } from '@crs/runtime';
 import type { OperationTopicEvent } from '@crs/contracts';
-import { AtLeastOnceConsumer, DurablePublisher, setUpMessaging } from '@crs/messaging';
-import { ProjectionCatalog, connectMongo, watchMongo, type MongoWatchdog } from '@crs/store';
+import { AtLeastOnceConsumer, DurablePublisher } from '@crs/messaging';
+import { ProjectionCatalog } from '@crs/store';
+import { ServiceHost } from '@crs/host';
 import { resolveSharedDataDir } from '@crs/screening-core';
-import { buildOperationDeciderShell, type OperationDeciderShell } from './decider/operation-decider-shell';
+import { buildOperationDeciderShell } from './decider/operation-decider-shell';
 import {
   applyOperationEvent,
   type AlertDoc,
@@ -55,115 +49,89 @@ export function buildArchiveService(
   logger: Logger,
   clock: () => Date = () => new Date(),
 ): ArchiveService {
-  const metrics = createMetricsRegistry('archive');
-  const health = new Health();
-  let server: HealthServer | undefined;
-  let client: MongoClient | undefined;
-  let watchdog: MongoWatchdog | undefined;
-  let decider: OperationDeciderShell | undefined;
-  let projection: AtLeastOnceConsumer<OperationTopicEvent> | undefined;
-  let listsConsumer: AtLeastOnceConsumer<unknown> | undefined;
-  let scheduler: RetroScheduler | undefined;
-  let publisher: DurablePublisher | undefined;
+  const host = new ServiceHost({ name: 'archive', config, logger });
+  const { metrics } = host;
 
   return {
-    healthPort: () => server?.port ?? 0,
-    async start() {
-      server = await startHealthServer({
-        health,
-        metrics,
-        port: config.HEALTH_PORT,
-        host: config.HEALTH_HOST,
-      });
-      const mongo = await connectMongo(config, metrics);
-      client = mongo.client;
-      watchdog = watchMongo(mongo, config, logger);
-      const db = mongo.db;
-      const catalog = new ProjectionCatalog(db);
-      await ensureOperationIndexes(catalog);
-      const names = async (): Promise<OperationCollections> => ({
-        operations: await catalog.activeName('operations'),
-        alerts: await catalog.activeName('alerts'),
-      });
-      const { kafka, serde, topics, prefix } = await setUpMessaging(config, 'archive', logger);
-
-      decider = buildOperationDeciderShell({
-        kafka,
-        serde,
-        logger,
-        metrics,
-        topics,
-        prefix,
-        consumerGroup: config.CONSUMER_GROUP,
-        transactionalIdPrefix: config.TRANSACTIONAL_ID_PREFIX,
-        clock,
-      });
-      health.addReadinessCheck('decider', () => decider?.isReady() ?? false);
-      await decider.start();
-
-      projection = new AtLeastOnceConsumer<OperationTopicEvent>({
-        kafka,
-        serde,
-        logger,
-        metrics,
-        groupId: `${prefix}${config.PROJECTION_GROUP}`,
-        topics: [topics.operationEvents],
-        handle: async (m) => applyOperationEvent(db, await names(), m.value),
-        partitionsConsumedConcurrently: 3,
-      });
-      health.addReadinessCheck('projection', () => projection?.isReady() ?? false);
-      health.addReadinessCheck('mongo', () => watchdog!.ping());
-      await projection.start();
-
-      if (config.RETRO_ON_LIST_SNAPSHOT) {
-        publisher = new DurablePublisher(kafka, serde);
-        const monitor = new RetroMonitor({
-          operations: () => catalog.collection<OperationDoc>('operations'),
-          alerts: () => catalog.collection<AlertDoc>('alerts'),
-          publisher,
-          eventsTopic: topics.operationEvents,
-          logger,
-          lookbackDays: config.RETRO_LOOKBACK_DAYS,
-          chunkSize: config.RETRO_CHUNK_SIZE,
-          threshold: config.RETRO_THRESHOLD,
-          clock,
-          runLog: await retroRunLog(db),
+    healthPort: () => host.healthPort(),
+    start: () =>
+      host.start(async () => {
+        await host.serveHealth();
+        const { db } = await host.connectStore();
+        const catalog = new ProjectionCatalog(db);
+        await ensureOperationIndexes(catalog);
+        const names = async (): Promise<OperationCollections> => ({
+          operations: await catalog.activeName('operations'),
+          alerts: await catalog.activeName('alerts'),
         });
-        const dataDir = resolveSharedDataDir({ CRS_SHARED_DATA: config.CRS_SHARED_DATA || undefined });
-        scheduler = new RetroScheduler(async (trigger) => {
-          // A new snapshot means new list content: the index is rebuilt for every run.
-          const sanctions = loadSanctionsFromDataDir(dataDir, clock().toISOString());
-          return monitor.run(sanctions, `retro:${trigger}:${randomUUID()}`);
-        }, logger);
-        listsConsumer = new AtLeastOnceConsumer<unknown>({
+        const { kafka, serde, topics, prefix } = await host.connectMessaging();
+
+        const decider = buildOperationDeciderShell({
           kafka,
           serde,
           logger,
           metrics,
-          groupId: `${prefix}${config.RETRO_GROUP}`,
-          topics: [topics.screeningLists],
-          handle: async (m) => {
-            const list = (m.value as { data?: { list?: unknown } } | null)?.data?.list;
-            // Only sanctions take part in retro monitoring; other lists' snapshots change nothing here.
-            if (typeof list === 'string' && list !== 'SANCTIONS') return;
-            const version = announcedVersion(m.value) ?? `${m.partition}:${m.offset}`;
-            logger.info({ type: m.type, version }, 'list snapshot announced; retro monitoring requested');
-            scheduler!.request(version);
-          },
+          topics,
+          prefix,
+          consumerGroup: config.CONSUMER_GROUP,
+          transactionalIdPrefix: config.TRANSACTIONAL_ID_PREFIX,
+          clock,
         });
-        await listsConsumer.start();
-      }
-      health.markStarted();
-    },
-    async stop() {
-      await listsConsumer?.stop();
-      await scheduler?.stop();
-      await publisher?.disconnect().catch(() => undefined);
-      await projection?.stop();
-      await decider?.stop();
-      await watchdog?.stop();
-      await client?.close();
-      await server?.close();
-    },
+        await host.startPart(decider, 'decider');
+
+        const projection = new AtLeastOnceConsumer<OperationTopicEvent>({
+          kafka,
+          serde,
+          logger,
+          metrics,
+          groupId: `${prefix}${config.PROJECTION_GROUP}`,
+          topics: [topics.operationEvents],
+          handle: async (m) => applyOperationEvent(db, await names(), m.value),
+          partitionsConsumedConcurrently: 3,
+        });
+        await host.startPart(projection, 'projection');
+
+        if (config.RETRO_ON_LIST_SNAPSHOT) {
+          const publisher = new DurablePublisher(kafka, serde);
+          host.onStop(() => publisher.disconnect().catch(() => undefined));
+          const monitor = new RetroMonitor({
+            operations: () => catalog.collection<OperationDoc>('operations'),
+            alerts: () => catalog.collection<AlertDoc>('alerts'),
+            publisher,
+            eventsTopic: topics.operationEvents,
+            logger,
+            lookbackDays: config.RETRO_LOOKBACK_DAYS,
+            chunkSize: config.RETRO_CHUNK_SIZE,
+            threshold: config.RETRO_THRESHOLD,
+            clock,
+            runLog: await retroRunLog(db),
+          });
+          const dataDir = resolveSharedDataDir({ CRS_SHARED_DATA: config.CRS_SHARED_DATA || undefined });
+          const scheduler = new RetroScheduler(async (trigger) => {
+            // A new snapshot means new list content: the index is rebuilt for every run.
+            const sanctions = loadSanctionsFromDataDir(dataDir, clock().toISOString());
+            return monitor.run(sanctions, `retro:${trigger}:${randomUUID()}`);
+          }, logger);
+          host.onStop(() => scheduler.stop());
+          const listsConsumer = new AtLeastOnceConsumer<unknown>({
+            kafka,
+            serde,
+            logger,
+            metrics,
+            groupId: `${prefix}${config.RETRO_GROUP}`,
+            topics: [topics.screeningLists],
+            handle: async (m) => {
+              const list = (m.value as { data?: { list?: unknown } } | null)?.data?.list;
+              // Only sanctions take part in retro monitoring; other lists' snapshots change nothing here.
+              if (typeof list === 'string' && list !== 'SANCTIONS') return;
+              const version = announcedVersion(m.value) ?? `${m.partition}:${m.offset}`;
+              logger.info({ type: m.type, version }, 'list snapshot announced; retro monitoring requested');
+              scheduler.request(version);
+            },
+          });
+          await host.startPart(listsConsumer);
+        }
+      }),
+    stop: () => host.stop(),
   };
 }

@@ -1,14 +1,7 @@
-import {
-  Health,
-  createMetricsRegistry,
-  startHealthServer,
-  Counter,
-  Gauge,
-  type HealthServer,
-  type Logger,
-} from '@crs/runtime';
+import { Counter, Gauge, type Logger } from '@crs/runtime';
 import type { CustomerCommand, CustomerEvent } from '@crs/contracts';
-import { DeciderShell, setUpMessaging, type DecodedMessage } from '@crs/messaging';
+import { DeciderShell, type DecodedMessage } from '@crs/messaging';
+import { ServiceHost } from '@crs/host';
 import { decider } from './domain/decider';
 import type { CustomerState } from './domain/customer-state';
 import type { NewEvent } from './domain/customer-decider';
@@ -38,8 +31,8 @@ export function buildCustomerService(
   logger: Logger,
   clock: () => Date = () => new Date(),
 ): CustomerService {
-  const metrics = createMetricsRegistry('customer');
-  const health = new Health();
+  const host = new ServiceHost({ name: 'customer', clientId: 'customer-decider', config, logger });
+  const { metrics } = host;
   const rejected = new Counter({
     name: 'commands_rejected_total',
     help: 'Commands rejected by a business rule',
@@ -56,60 +49,49 @@ export function buildCustomerService(
   });
   void snapshotBacklog;
   let snapshots: StateSnapshots | undefined;
-  let shell: DeciderShell<CustomerCommand, CustomerEvent, CustomerState, NewEvent> | undefined;
-  let server: HealthServer | undefined;
 
   return {
-    healthPort: () => server?.port ?? 0,
-    async start() {
-      server = await startHealthServer({
-        health,
-        metrics,
-        port: config.HEALTH_PORT,
-        host: config.HEALTH_HOST,
-      });
-      const messaging = await setUpMessaging(config, 'customer-decider', logger);
-      const { kafka, serde, topics, prefix } = messaging;
-      shell = new DeciderShell({
-        kafka,
-        serde,
-        logger,
-        metrics,
-        decider,
-        eventsTopic: topics.customerEvents,
-        stateGroupPrefix: `${prefix}customer-decider-state`,
-        transactionalIdPrefix: `${prefix}${config.TRANSACTIONAL_ID_PREFIX}`,
-        inputs: [
-          {
-            topic: topics.customerCommands,
-            groupId: `${prefix}${config.CONSUMER_GROUP}`,
-            toDecision: (m: DecodedMessage<CustomerCommand>) => commandDecision(m.value),
+    healthPort: () => host.healthPort(),
+    start: () =>
+      host.start(async () => {
+        await host.serveHealth();
+        const messaging = await host.connectMessaging();
+        const { kafka, serde, topics, prefix } = messaging;
+        const shell = new DeciderShell<CustomerCommand, CustomerEvent, CustomerState, NewEvent>({
+          kafka,
+          serde,
+          logger,
+          metrics,
+          decider,
+          eventsTopic: topics.customerEvents,
+          stateGroupPrefix: `${prefix}customer-decider-state`,
+          transactionalIdPrefix: `${prefix}${config.TRANSACTIONAL_ID_PREFIX}`,
+          inputs: [
+            {
+              topic: topics.customerCommands,
+              groupId: `${prefix}${config.CONSUMER_GROUP}`,
+              toDecision: (m: DecodedMessage<CustomerCommand>) => commandDecision(m.value),
+            },
+          ],
+          now: () => clock().toISOString(),
+          eventFields: customerEventFields,
+          rejected: (err, decision) => {
+            if (!(err instanceof CustomerCommandRejectedError)) return undefined;
+            rejected.labels(err.code).inc();
+            return [commandRejected(decision.command, err)];
           },
-        ],
-        now: () => clock().toISOString(),
-        eventFields: customerEventFields,
-        rejected: (err, decision) => {
-          if (!(err instanceof CustomerCommandRejectedError)) return undefined;
-          rejected.labels(err.code).inc();
-          return [commandRejected(decision.command, err)];
-        },
-        ...(config.STATE_SNAPSHOTS
-          ? {
-              restore: async (states: Map<string, CustomerState>) => {
-                const restored = await readStateSnapshots(messaging, config, logger, states);
-                snapshots = restored?.store;
-                return restored;
-              },
-            }
-          : {}),
-      });
-      health.addReadinessCheck('commands', () => shell?.isReady() ?? false);
-      await shell.start();
-      health.markStarted();
-    },
-    async stop() {
-      await shell?.stop();
-      await server?.close();
-    },
+          ...(config.STATE_SNAPSHOTS
+            ? {
+                restore: async (states: Map<string, CustomerState>) => {
+                  const restored = await readStateSnapshots(messaging, config, logger, states);
+                  snapshots = restored?.store;
+                  return restored;
+                },
+              }
+            : {}),
+        });
+        await host.startPart(shell, 'commands');
+      }),
+    stop: () => host.stop(),
   };
 }

@@ -1,23 +1,13 @@
-import {
-  Counter,
-  Health,
-  createMetricsRegistry,
-  startHealthServer,
-  type HealthServer,
-  type Logger,
-} from '@crs/runtime';
+import { Counter, type Logger } from '@crs/runtime';
 import type { CustomerEvent } from '@crs/contracts';
-import { AtLeastOnceConsumer, setUpMessaging } from '@crs/messaging';
+import { AtLeastOnceConsumer } from '@crs/messaging';
 import {
   CustomerProjectionNames,
   ProjectionCatalog,
-  connectMongo,
   detectDialect,
   ensureProjectionIndexes,
-  watchMongo,
-  type MongoWatchdog,
 } from '@crs/store';
-import type { MongoClient } from 'mongodb';
+import { ServiceHost } from '@crs/host';
 import { eraseDataKey } from '@crs/privacy';
 import {
   MAX_BULK_OPERATIONS,
@@ -35,88 +25,70 @@ export interface ProjectorService {
 
 /** Customer events -> MongoDB read models, at least once, idempotently. */
 export function buildProjectorService(config: ProjectorConfig, logger: Logger): ProjectorService {
-  const metrics = createMetricsRegistry('projector');
-  const health = new Health();
-  let consumer: AtLeastOnceConsumer<CustomerEvent> | undefined;
-  let client: MongoClient | undefined;
-  let watchdog: MongoWatchdog | undefined;
-  let server: HealthServer | undefined;
+  const host = new ServiceHost({ name: 'projector', config, logger });
+  const { metrics } = host;
 
   return {
-    healthPort: () => server?.port ?? 0,
-    async start() {
-      server = await startHealthServer({
-        health,
-        metrics,
-        port: config.HEALTH_PORT,
-        host: config.HEALTH_HOST,
-      });
-      const mongo = await connectMongo(config, metrics);
-      client = mongo.client;
-      watchdog = watchMongo(mongo, config, logger);
-      const db = mongo.db;
-      const catalog = new ProjectionCatalog(db);
-      const resolveNames = async (): Promise<CollectionNames> => {
-        const entries = await Promise.all(
-          CustomerProjectionNames.map(async (n) => [n, await catalog.activeName(n)] as const),
-        );
-        return Object.fromEntries(entries) as CollectionNames;
-      };
-      await ensureProjectionIndexes(db, await resolveNames());
-      const dialect = await detectDialect(db);
-      const { kafka, serde, topics, prefix } = await setUpMessaging(config, 'projector', logger);
-      // The versions of the customer documents of the partitions this instance owns (decision 0012).
-      const versions = new StreamVersions();
-      // Recorded erasures take effect here: the customer's data key is deleted (docs/privacy.md).
-      const keysDb = mongo.ownDb('keys');
-      const erasures = new Counter({
-        name: 'personal_data_erasures_applied_total',
-        help: 'PersonalDataErased events applied to the key store (a key deleted, or already gone)',
-        labelNames: ['outcome'],
-        registers: [metrics],
-      });
-      consumer = new AtLeastOnceConsumer<CustomerEvent>({
-        kafka,
-        serde,
-        logger,
-        metrics,
-        groupId: `${prefix}${config.CONSUMER_GROUP}`,
-        topics: [topics.customerEvents],
-        // A fetch in chunks of up to 500 events, each written in a few bulk writes (applyCustomerEvents);
-        // per partition in order, every partition at the same time (their customers never overlap).
-        handleBatch: async (messages) => {
-          await applyCustomerEvents(
-            db,
-            await resolveNames(),
-            messages.map((m) => m.value),
-            dialect,
-            versions,
+    healthPort: () => host.healthPort(),
+    start: () =>
+      host.start(async () => {
+        await host.serveHealth();
+        const mongo = await host.connectStore();
+        const db = mongo.db;
+        const catalog = new ProjectionCatalog(db);
+        const resolveNames = async (): Promise<CollectionNames> => {
+          const entries = await Promise.all(
+            CustomerProjectionNames.map(async (n) => [n, await catalog.activeName(n)] as const),
           );
-          for (const { value: event } of messages) {
-            if (event.type !== 'PersonalDataErased') continue;
-            const deleted = await eraseDataKey(keysDb, event.streamId, event.data.keyId);
-            erasures.labels(deleted ? 'deleted' : 'already-gone').inc();
-            logger.info(
-              { streamId: event.streamId, keyId: event.data.keyId ?? null, deleted },
-              'personal data erased: data key deleted',
+          return Object.fromEntries(entries) as CollectionNames;
+        };
+        await ensureProjectionIndexes(db, await resolveNames());
+        const dialect = await detectDialect(db);
+        const { kafka, serde, topics, prefix } = await host.connectMessaging();
+        // The versions of the customer documents of the partitions this instance owns (decision 0012).
+        const versions = new StreamVersions();
+        // Recorded erasures take effect here: the customer's data key is deleted (docs/privacy.md).
+        const keysDb = mongo.ownDb('keys');
+        const erasures = new Counter({
+          name: 'personal_data_erasures_applied_total',
+          help: 'PersonalDataErased events applied to the key store (a key deleted, or already gone)',
+          labelNames: ['outcome'],
+          registers: [metrics],
+        });
+        const consumer = new AtLeastOnceConsumer<CustomerEvent>({
+          kafka,
+          serde,
+          logger,
+          metrics,
+          groupId: `${prefix}${config.CONSUMER_GROUP}`,
+          topics: [topics.customerEvents],
+          // A fetch in chunks of up to 500 events, each written in a few bulk writes (applyCustomerEvents);
+          // per partition in order, every partition at the same time (their customers never overlap).
+          handleBatch: async (messages) => {
+            await applyCustomerEvents(
+              db,
+              await resolveNames(),
+              messages.map((m) => m.value),
+              dialect,
+              versions,
             );
-          }
-        },
-        maxBatch: MAX_BULK_OPERATIONS,
-        partitionsConsumedConcurrently: config.TOPIC_PARTITIONS,
-        // Another instance may have written the customers of a partition this one gets (back).
-        onGroupJoin: () => versions.clear(),
-      });
-      health.addReadinessCheck('events', () => consumer?.isReady() ?? false);
-      health.addReadinessCheck('mongo', () => watchdog!.ping());
-      await consumer.start();
-      health.markStarted();
-    },
-    async stop() {
-      await consumer?.stop();
-      await watchdog?.stop();
-      await client?.close();
-      await server?.close();
-    },
+            for (const { value: event } of messages) {
+              if (event.type !== 'PersonalDataErased') continue;
+              const deleted = await eraseDataKey(keysDb, event.streamId, event.data.keyId);
+              erasures.labels(deleted ? 'deleted' : 'already-gone').inc();
+              logger.info(
+                { streamId: event.streamId, keyId: event.data.keyId ?? null, deleted },
+                'personal data erased: data key deleted',
+              );
+            }
+          },
+          maxBatch: MAX_BULK_OPERATIONS,
+          partitionsConsumedConcurrently: config.TOPIC_PARTITIONS,
+          // Another instance may have written the customers of a partition this one gets (back).
+          onGroupJoin: () => versions.clear(),
+        });
+        await host.startPart(consumer, 'events');
+      }),
+    stop: () => host.stop(),
   };
 }
