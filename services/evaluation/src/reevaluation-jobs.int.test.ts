@@ -194,6 +194,33 @@ describe('ReevaluationJobs (real Kafka, registry and store)', () => {
     expect(await job('act-2')).toMatchObject({ owner: 'a', status: 'DONE', scanned: 5, published: 4 });
   });
 
+  it('stops at its next progress write when another instance took the job over, and leaves the cursor to it', async () => {
+    // Instance a stalls past its lease after its first chunk; b takes the job over at that point.
+    let chunks = 0;
+    const stalling = {
+      publish: async (messages: Parameters<DurablePublisher['publish']>[0]) => {
+        chunks += 1;
+        if (chunks === 2)
+          await db
+            .collection(REEVALUATION_JOBS)
+            .updateOne(
+              { _id: 'act-4' as never },
+              { $set: { owner: 'b', leaseUntil: new Date(Date.now() + 60_000), cursor: 'REA:C-02' } },
+            );
+        return publisher.publish(messages);
+      },
+    };
+    await runJob(activation('act-4'), { publisher: stalling });
+    expect(chunks).toBe(2);
+    // a's second progress write was refused: the job is b's, with b's cursor, still running.
+    expect(await job('act-4')).toMatchObject({
+      owner: 'b',
+      cursor: 'REA:C-02',
+      status: 'RUNNING',
+      scanned: 2,
+    });
+  });
+
   it('stops a job a newer activation superseded', async () => {
     await runJob(activation('act-3'), { isCurrent: () => false });
     expect(await streamsOf('act-3')).toEqual([]);

@@ -33,7 +33,7 @@ interface CustomerRow {
 export interface ReevaluationJobsOptions {
   db: Db;
   catalog: ProjectionCatalog;
-  publisher: DurablePublisher;
+  publisher: Pick<DurablePublisher, 'publish'>;
   commandsTopic: string;
   logger: Logger;
   published: Counter<'reason'>;
@@ -190,11 +190,20 @@ export class ReevaluationJobs {
         scanned: job.scanned + rows.length,
         published: job.published + affected.length,
         status: done ? ('DONE' as const) : ('RUNNING' as const),
-        // The lease is renewed with the progress, in one write by _id (the owner is not checked).
+        // The lease is renewed with the progress, in one write, by its owner only.
         leaseUntil: lease.until(at),
         updatedAt: at,
       };
-      await this.jobs.updateOne({ _id: job._id }, { $set: update });
+      if (!(await lease.write(update))) {
+        // Another instance took the job over (this one stalled past its lease): it resumes from the
+        // cursor it holds. The commands this one published last carry the same ids as the new owner's,
+        // so the decider applies each once.
+        opts.logger.warn(
+          { ...log, scanned: job.scanned, published: job.published },
+          're-evaluation job lease lost to another instance; stopping',
+        );
+        return;
+      }
       job = { ...job, ...update };
       opts.logger.info(
         { ...log, scanned: job.scanned, published: job.published, done },
