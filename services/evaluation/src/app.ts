@@ -1,26 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { MongoClient } from 'mongodb';
 import { CustomerPrivacy } from '@crs/privacy';
-import {
-  Counter,
-  Gauge,
-  Health,
-  Histogram,
-  createMetricsRegistry,
-  startHealthServer,
-  type HealthServer,
-  type Logger,
-} from '@crs/runtime';
+import { Counter, Gauge, Histogram, type Logger } from '@crs/runtime';
 import type { CustomerCommand, CustomerEvent, RiskLevel, RiskMatrixActivated } from '@crs/contracts';
 import {
   DurablePublisher,
   StreamReader,
   TransactionalProcessor,
-  setUpMessaging,
   type DecodedMessage,
   type OutgoingMessage,
 } from '@crs/messaging';
-import { ProjectionCatalog, connectMongo, watchMongo, type MongoWatchdog } from '@crs/store';
+import { ProjectionCatalog } from '@crs/store';
+import { ServiceHost } from '@crs/host';
 import { loadBundledMatrices } from '@crs/risk-engine';
 import { assessRequest } from './domain/assess-request';
 import { activateMatrix, matrixKey, matrixSetOf, servesCustomer, type MatrixSet } from './domain/matrix-set';
@@ -52,8 +42,8 @@ export function buildEvaluationService(
   logger: Logger,
   clock: () => Date = () => new Date(),
 ): EvaluationService {
-  const metrics = createMetricsRegistry('evaluation');
-  const health = new Health();
+  const host = new ServiceHost({ name: 'evaluation', config, logger });
+  const { metrics } = host;
   const duration = new Histogram({
     name: 'evaluation_duration_seconds',
     help: 'Time to select a matrix and evaluate one customer, by outcome',
@@ -96,17 +86,8 @@ export function buildEvaluationService(
   /** The latest activation per matrix key: only that one's re-evaluation job may run. */
   const latestActivation = new Map<string, RiskMatrixActivated>();
   let live = false;
-  let server: HealthServer | undefined;
-  let mongo: MongoClient | undefined;
-  let watchdog: MongoWatchdog | undefined;
-  let reader: StreamReader<RiskMatrixActivated> | undefined;
-  let processor: TransactionalProcessor<CustomerEvent> | undefined;
-  let publisher: DurablePublisher | undefined;
   let jobs: ReevaluationJobs | undefined;
-  let scanner: OverrideExpiryScanner | undefined;
-  let retention: RetentionJob | undefined;
   let commandsTopic = '';
-  let privacy: CustomerPrivacy | undefined;
   const noMatrixLevel = (config.NO_MATRIX_LEVEL || undefined) as RiskLevel | undefined;
 
   const applyActivation = (activation: RiskMatrixActivated) => {
@@ -186,114 +167,101 @@ export function buildEvaluationService(
   };
 
   return {
-    healthPort: () => server?.port ?? 0,
-    async start() {
-      server = await startHealthServer({
-        health,
-        metrics,
-        port: config.HEALTH_PORT,
-        host: config.HEALTH_HOST,
-      });
-      const { client, db, ownDb } = await connectMongo(config, metrics);
-      mongo = client;
-      privacy = CustomerPrivacy.fromConfig(config, ownDb('keys'), config.PRIVACY_REQUIRED);
-      watchdog = watchMongo({ client, db }, config, logger);
-      const { kafka, serde, topics, prefix } = await setUpMessaging(config, 'evaluation', logger);
-      commandsTopic = topics.customerCommands;
-      publisher = new DurablePublisher(kafka, serde, config.KAFKA_ACK_TIMEOUT_MS);
-      await publisher.connect();
-      const catalog = new ProjectionCatalog(db);
-      jobs = new ReevaluationJobs({
-        db,
-        catalog,
-        publisher,
-        commandsTopic,
-        logger,
-        published: reevaluations,
-        chunkSize: config.REEVALUATION_CHUNK_SIZE,
-        pauseMs: config.REEVALUATION_CHUNK_PAUSE_MS,
-        leaseMs: config.REEVALUATION_LEASE_MS,
-        instanceId: randomUUID(),
-        clock,
-        isCurrent: (a) => latestActivation.get(matrixKey(a))?.eventId === a.eventId,
-        serves: (a, c) => servesCustomer(matrices, a, c),
-      });
-
-      reader = new StreamReader<RiskMatrixActivated>({
-        kafka,
-        serde,
-        logger,
-        topic: topics.riskMatrices,
-        groupPrefix: `${prefix}evaluation-matrices`,
-        onMessage: (m) => {
-          if (m.value.type === 'RiskMatrixActivated') applyActivation(m.value);
-        },
-      });
-      await reader.start();
-      await reader.waitUntilCaughtUp();
-      live = true;
-      logger.info(
-        { matrices: [...matrices.values()].map((m) => `${m.businessUnit}/${m.matrixId}@${m.version}`) },
-        'active risk matrices',
-      );
-      // Activations seen while the service was down: their jobs run (or resume) now; finished ones are skipped.
-      for (const activation of latestActivation.values()) jobs.enqueue(activation);
-
-      processor = new TransactionalProcessor<CustomerEvent>({
-        kafka,
-        serde,
-        logger,
-        metrics,
-        groupId: `${prefix}${config.CONSUMER_GROUP}`,
-        topic: topics.customerEvents,
-        transactionalIdPrefix: `${prefix}${config.TRANSACTIONAL_ID_PREFIX}`,
-        // Only requests are evaluated: the other customer events are skipped unread (decision 0013).
-        handler: { types: ['RiskEvaluationRequested'], process: evaluateBatch },
-      });
-      health.addReadinessCheck('events', () => processor?.isReady() ?? false);
-      health.addReadinessCheck('mongo', () => watchdog!.ping());
-      await processor.start();
-
-      scanner = new OverrideExpiryScanner({
-        db,
-        catalog,
-        publisher,
-        commandsTopic,
-        logger,
-        published: reevaluations,
-        periodMs: config.OVERRIDE_EXPIRY_SCAN_MS,
-        chunkSize: config.REEVALUATION_CHUNK_SIZE,
-        clock,
-      });
-      scanner.start();
-      if (privacy.enabled) {
-        retention = new RetentionJob({
+    healthPort: () => host.healthPort(),
+    start: () =>
+      host.start(async () => {
+        await host.serveHealth();
+        const { db, ownDb } = await host.connectStore();
+        const privacy = CustomerPrivacy.fromConfig(config, ownDb('keys'), config.PRIVACY_REQUIRED);
+        const { kafka, serde, topics, prefix } = await host.connectMessaging();
+        commandsTopic = topics.customerCommands;
+        const publisher = new DurablePublisher(kafka, serde, config.KAFKA_ACK_TIMEOUT_MS);
+        host.onStop(() => publisher.disconnect().catch(() => undefined));
+        await publisher.connect();
+        const catalog = new ProjectionCatalog(db);
+        const reevaluation = new ReevaluationJobs({
           db,
           catalog,
           publisher,
           commandsTopic,
           logger,
-          metrics: retentionCounters,
-          ...retentionSettingsOf(config),
+          published: reevaluations,
+          chunkSize: config.REEVALUATION_CHUNK_SIZE,
+          pauseMs: config.REEVALUATION_CHUNK_PAUSE_MS,
+          leaseMs: config.REEVALUATION_LEASE_MS,
+          instanceId: randomUUID(),
           clock,
+          isCurrent: (a) => latestActivation.get(matrixKey(a))?.eventId === a.eventId,
+          serves: (a, c) => servesCustomer(matrices, a, c),
         });
-        retention.start();
-      } else if (config.PRIVACY_RETENTION_SCAN_MS > 0) {
-        // As the erasure API answers 503: without encryption no key deletion can reach the plaintext.
-        logger.warn('retention job off: erasure needs encryption (PRIVACY_KEK_FILE)');
-      }
-      health.markStarted();
-    },
-    async stop() {
-      await retention?.stop();
-      await scanner?.stop();
-      await jobs?.stop();
-      await processor?.stop();
-      await reader?.stop();
-      await publisher?.disconnect().catch(() => undefined);
-      await watchdog?.stop();
-      await mongo?.close();
-      await server?.close();
-    },
+        jobs = reevaluation;
+
+        const reader = new StreamReader<RiskMatrixActivated>({
+          kafka,
+          serde,
+          logger,
+          topic: topics.riskMatrices,
+          groupPrefix: `${prefix}evaluation-matrices`,
+          onMessage: (m) => {
+            if (m.value.type === 'RiskMatrixActivated') applyActivation(m.value);
+          },
+        });
+        await host.startPart(reader);
+        await reader.waitUntilCaughtUp();
+        live = true;
+        // Jobs run from here on: they stop before the matrix reader and the publisher.
+        host.onStop(() => reevaluation.stop());
+        logger.info(
+          { matrices: [...matrices.values()].map((m) => `${m.businessUnit}/${m.matrixId}@${m.version}`) },
+          'active risk matrices',
+        );
+        // Activations seen while the service was down: their jobs run (or resume) now; finished ones are skipped.
+        for (const activation of latestActivation.values()) reevaluation.enqueue(activation);
+
+        const processor = new TransactionalProcessor<CustomerEvent>({
+          kafka,
+          serde,
+          logger,
+          metrics,
+          groupId: `${prefix}${config.CONSUMER_GROUP}`,
+          topic: topics.customerEvents,
+          transactionalIdPrefix: `${prefix}${config.TRANSACTIONAL_ID_PREFIX}`,
+          // Only requests are evaluated: the other customer events are skipped unread (decision 0013).
+          handler: { types: ['RiskEvaluationRequested'], process: evaluateBatch },
+        });
+        await host.startPart(processor, 'events');
+
+        await host.startPart(
+          new OverrideExpiryScanner({
+            db,
+            catalog,
+            publisher,
+            commandsTopic,
+            logger,
+            published: reevaluations,
+            periodMs: config.OVERRIDE_EXPIRY_SCAN_MS,
+            chunkSize: config.REEVALUATION_CHUNK_SIZE,
+            clock,
+          }),
+        );
+        if (privacy.enabled) {
+          await host.startPart(
+            new RetentionJob({
+              db,
+              catalog,
+              publisher,
+              commandsTopic,
+              logger,
+              metrics: retentionCounters,
+              ...retentionSettingsOf(config),
+              clock,
+            }),
+          );
+        } else if (config.PRIVACY_RETENTION_SCAN_MS > 0) {
+          // As the erasure API answers 503: without encryption no key deletion can reach the plaintext.
+          logger.warn('retention job off: erasure needs encryption (PRIVACY_KEK_FILE)');
+        }
+      }),
+    stop: () => host.stop(),
   };
 }

@@ -1,18 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Health, Histogram, createMetricsRegistry, type Logger, type Registry } from '@crs/runtime';
+import { Histogram, type Logger, type Registry } from '@crs/runtime';
 import { createTokenVerifier } from '@crs/auth';
 import type { CustomerEvent } from '@crs/contracts';
-import {
-  DurablePublisher,
-  StreamReader,
-  TransactionalProcessor,
-  setUpMessaging,
-  type TopicNames,
-} from '@crs/messaging';
+import { DurablePublisher, StreamReader, TransactionalProcessor, type TopicNames } from '@crs/messaging';
 import { createNameReader, loadJapaneseTokenizer } from '@crs/screening-core';
 import { CustomerPrivacy } from '@crs/privacy';
-import { connectMongo } from '@crs/store';
+import { ServiceHost } from '@crs/host';
 import { CustomerDirectory } from './domain/customer-directory';
 import { DecisionBook } from './domain/suppression';
 import { customerCommandWriter, SERVICE } from './customer-commands';
@@ -47,8 +39,8 @@ export function buildScreeningService(
   logger: Logger,
   clock: () => Date = () => new Date(),
 ): ScreeningService {
-  const metrics = createMetricsRegistry(SERVICE);
-  const health = new Health();
+  const host = new ServiceHost({ name: SERVICE, config, logger });
+  const { metrics, health } = host;
   const duration = new Histogram({
     name: 'screening_duration_seconds',
     help: 'Time to screen one customer (all subjects, all requested lists)',
@@ -70,12 +62,7 @@ export function buildScreeningService(
   let topics: TopicNames | undefined;
   let publisher: DurablePublisher | undefined;
   let privacy = CustomerPrivacy.disabled();
-  let eventsReader: StreamReader<CustomerEvent> | undefined;
-  let listsReader: StreamReader<ListMessage> | undefined;
-  let processor: TransactionalProcessor<CustomerEvent> | undefined;
-  let server: Server | undefined;
   let stopping = false;
-  let mongo: Awaited<ReturnType<typeof connectMongo>>['client'] | undefined;
 
   const commands = customerCommandWriter(() => topics!, clock);
   const refresher = new ListRefresher({
@@ -127,110 +114,99 @@ export function buildScreeningService(
 
   return {
     metrics,
-    port: () => (server?.address() as AddressInfo | null)?.port ?? 0,
-    async start() {
-      // Listen first, unready, so probes get answers while the lists load.
-      server = createServer(http);
-      await new Promise<void>((resolve, reject) => {
-        server!.once('error', reject);
-        server!.listen(config.HEALTH_PORT, config.HEALTH_HOST, resolve);
-      });
-      if (config.PRIVACY_KEK_FILE) {
-        const store = await connectMongo(config, metrics);
-        mongo = store.client;
-        privacy = CustomerPrivacy.fromConfig(config, store.ownDb('keys'), config.PRIVACY_REQUIRED);
-      } else {
-        privacy = CustomerPrivacy.fromConfig(config, () => undefined as never, config.PRIVACY_REQUIRED);
-        logger.warn('PRIVACY_KEK_FILE is not set: screening reads and writes personal data in plain');
-      }
-      const messaging = await setUpMessaging(config, SERVICE, logger);
-      const { kafka, serde, prefix } = messaging;
-      topics = messaging.topics;
-      const loaded = await catalog.loadInitial();
-      if (config.JAPANESE_READINGS) {
-        const started = process.hrtime.bigint();
-        indexes.useReader(createNameReader(await loadJapaneseTokenizer()));
+    port: () => host.healthPort(),
+    start: () =>
+      host.start(async () => {
+        // Listen first, unready, so probes get answers while the lists load.
+        const api = await host.listen(http);
+        if (config.PRIVACY_KEK_FILE) {
+          const store = await host.connectStore({ watch: false });
+          privacy = CustomerPrivacy.fromConfig(config, store.ownDb('keys'), config.PRIVACY_REQUIRED);
+        } else {
+          privacy = CustomerPrivacy.fromConfig(config, () => undefined as never, config.PRIVACY_REQUIRED);
+          logger.warn('PRIVACY_KEK_FILE is not set: screening reads and writes personal data in plain');
+        }
+        const messaging = await host.connectMessaging();
+        const { kafka, serde, prefix } = messaging;
+        topics = messaging.topics;
+        const loaded = await catalog.loadInitial();
+        if (config.JAPANESE_READINGS) {
+          const started = process.hrtime.bigint();
+          indexes.useReader(createNameReader(await loadJapaneseTokenizer()));
+          logger.info(
+            { ms: Math.round(Number(process.hrtime.bigint() - started) / 1e6) },
+            'japanese reading dictionary loaded',
+          );
+        }
+        indexes.rebuildMain('start');
+        const outgoing = new DurablePublisher(kafka, serde, config.KAFKA_ACK_TIMEOUT_MS);
+        publisher = outgoing;
+        host.onStop(() => outgoing.disconnect().catch(() => undefined));
+        await outgoing.connect();
+        await refresher.publish(loaded);
+
+        const listsReader = new StreamReader<ListMessage>({
+          kafka,
+          serde,
+          logger,
+          topic: topics.screeningLists,
+          groupPrefix: `${prefix}screening-lists`,
+          onMessage: screeningDecisionRecordedProjector(book),
+        });
+        const eventsReader = new StreamReader<CustomerEvent>({
+          kafka,
+          serde,
+          logger,
+          topic: topics.customerEvents,
+          groupPrefix: `${prefix}screening-directory`,
+          onMessage: customerEventProjector({ directory, privacy: () => privacy }),
+        });
+        await host.startPart(listsReader);
+        await host.startPart(eventsReader);
+        await listsReader.waitUntilCaughtUp();
+        await eventsReader.waitUntilCaughtUp();
         logger.info(
-          { ms: Math.round(Number(process.hrtime.bigint() - started) / 1e6) },
-          'japanese reading dictionary loaded',
+          {
+            decisions: book.size,
+            screenedCustomers: directory.screened.size,
+            internalEntries: indexes.internalList().snapshot.entryCount,
+          },
+          'screening state rebuilt',
         );
-      }
-      indexes.rebuildMain('start');
-      publisher = new DurablePublisher(kafka, serde, config.KAFKA_ACK_TIMEOUT_MS);
-      await publisher.connect();
-      await refresher.publish(loaded);
 
-      listsReader = new StreamReader<ListMessage>({
-        kafka,
-        serde,
-        logger,
-        topic: topics.screeningLists,
-        groupPrefix: `${prefix}screening-lists`,
-        onMessage: screeningDecisionRecordedProjector(book),
-      });
-      eventsReader = new StreamReader<CustomerEvent>({
-        kafka,
-        serde,
-        logger,
-        topic: topics.customerEvents,
-        groupPrefix: `${prefix}screening-directory`,
-        onMessage: customerEventProjector({ directory, privacy: () => privacy }),
-      });
-      await listsReader.start();
-      await eventsReader.start();
-      await listsReader.waitUntilCaughtUp();
-      await eventsReader.waitUntilCaughtUp();
-      logger.info(
-        {
-          decisions: book.size,
-          screenedCustomers: directory.screened.size,
-          internalEntries: indexes.internalList().snapshot.entryCount,
-        },
-        'screening state rebuilt',
-      );
-
-      processor = new TransactionalProcessor<CustomerEvent>({
-        kafka,
-        serde,
-        logger,
-        metrics,
-        groupId: `${prefix}${config.CONSUMER_GROUP}`,
-        topic: topics.customerEvents,
-        transactionalIdPrefix: `${prefix}${config.TRANSACTIONAL_ID_PREFIX}`,
-        handler: {
-          // Only requests are screened: the other customer events are skipped unread (decision 0013).
-          types: ['ScreeningRequested'],
-          process: screeningRequestedReactor({
-            config,
-            indexes,
-            book,
-            privacy: () => privacy,
-            commands,
-            duration,
-          }),
-          // The internal list must include BLACK marks written before the request on this partition.
-          beforePartition: async (p) => eventsReader!.waitUntilCaughtUp([p]),
-        },
-      });
-      health.addReadinessCheck('events', () => processor?.isReady() ?? false);
-      health.addReadinessCheck('lists', () => indexes.hasEntries());
-      await processor.start();
-      refresher.start();
-      health.markStarted();
-    },
-    async stop() {
-      stopping = true;
-      await refresher.stop();
-      if (server) {
-        const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
-        server.closeIdleConnections();
-        await closed;
-      }
-      await processor?.stop();
-      await eventsReader?.stop();
-      await listsReader?.stop();
-      await publisher?.disconnect().catch(() => undefined);
-      await mongo?.close();
-    },
+        const processor = new TransactionalProcessor<CustomerEvent>({
+          kafka,
+          serde,
+          logger,
+          metrics,
+          groupId: `${prefix}${config.CONSUMER_GROUP}`,
+          topic: topics.customerEvents,
+          transactionalIdPrefix: `${prefix}${config.TRANSACTIONAL_ID_PREFIX}`,
+          handler: {
+            // Only requests are screened: the other customer events are skipped unread (decision 0013).
+            types: ['ScreeningRequested'],
+            process: screeningRequestedReactor({
+              config,
+              indexes,
+              book,
+              privacy: () => privacy,
+              commands,
+              duration,
+            }),
+            // The internal list must include BLACK marks written before the request on this partition.
+            beforePartition: async (p) => eventsReader.waitUntilCaughtUp([p]),
+          },
+        });
+        await host.startPart(processor, 'events');
+        health.addReadinessCheck('lists', () => indexes.hasEntries());
+        refresher.start();
+        host.onStop(async () => {
+          stopping = true;
+          await refresher.stop();
+          // The API publishes hit decisions: it stops accepting before the consumers and the publisher stop.
+          await api.close();
+        });
+      }),
+    stop: () => host.stop(),
   };
 }
