@@ -42,7 +42,7 @@ export interface ServiceHostOptions<C extends HostSettings> {
 }
 
 /**
- * What every service does around its own work (docs/decisions/0024): the metrics registry and health,
+ * What every service does around its own work (docs/decisions/0025): the metrics registry and health,
  * the health server, the store connection with its watchdog and readiness check, the messaging set-up,
  * and the shutdown. Each thing started pushes its stop, so `stop` runs in reverse order of start:
  * consumers stop before the store closes and the health server closes last. A start that fails half-way
