@@ -1,4 +1,4 @@
-export { Scopes, isScope, type Scope } from './scopes';
+export { Scopes, ScopeDescriptions, isScope, type Scope } from './scopes';
 export { requireScope, requireBusinessUnit, allowedBusinessUnits, type Principal } from './principal';
 export {
   createTokenVerifier,

@@ -156,8 +156,9 @@ async function main() {
     outputs.set(`${module}.ts`, await format(`${BANNER}${importLines}\n\n${raw}`));
   }
 
+  outputs.set('messages.ts', await format(`${BANNER}${catalogue(documents)}`));
   const index = modules.map(({ module }) => `export type * from './${module}';`).join('\n');
-  outputs.set('index.ts', await format(`${BANNER}${index}\n`));
+  outputs.set('index.ts', await format(`${BANNER}${index}\nexport * from './messages';\n`));
 
   const ids = Object.fromEntries(documents.map(({ module, schema }) => [module, schema.$id]));
   const embedded =
@@ -209,6 +210,17 @@ function typesView(node) {
     if (key === 'if' || key === 'then' || key === 'else') continue;
     out[key] = typesView(key === 'allOf' && Array.isArray(value) ? withVariants(value) : value);
   }
+  // `{ "type": "object" }` alone is any object (a customer record, an explanation), not an empty one.
+  const shaped = [
+    'properties',
+    'additionalProperties',
+    'patternProperties',
+    'allOf',
+    'anyOf',
+    'oneOf',
+    '$ref',
+  ];
+  if (out.type === 'object' && shaped.every((key) => !(key in out))) out.additionalProperties = {};
   // `"id": true` only lets a variant accept a property its base describes: the base's type stands.
   if (out.properties !== null && typeof out.properties === 'object') {
     for (const [name, value] of Object.entries(out.properties))
@@ -219,6 +231,40 @@ function typesView(node) {
     if (out.allOf.length === 0) delete out.allOf;
   }
   return out;
+}
+
+/** The message catalogues generated from a folder of message schemas each (the `type` const of each). */
+const CATALOGUES = [
+  { kind: 'events', name: 'CustomerEvent', what: 'customer event' },
+  { kind: 'commands', name: 'CustomerCommand', what: 'customer command' },
+];
+
+/**
+ * messages.ts: per catalogue, the list of its message types and the union of its generated message
+ * types (`Generated<Name>`), so that no hand-kept list or union can drift from schemas/.
+ */
+function catalogue(documents) {
+  const imports = [];
+  const blocks = [];
+  for (const { kind, name, what } of CATALOGUES) {
+    const members = documents
+      .filter(({ module }) => module.startsWith(`${kind}/`))
+      .map(({ file, module, schema }) => {
+        const type = schema.properties?.type?.const;
+        if (typeof type !== 'string') fail(`${relative(root, file)} has no properties.type.const`);
+        return { module, type, typeName: toTypeName(schema.title) };
+      });
+    if (members.length === 0) fail(`no message schema under schemas/${kind}/`);
+    for (const { module, typeName } of members)
+      imports.push(`import type { ${typeName} } from './${module}';`);
+    blocks.push(
+      `/** The type of every ${what}: the \`type\` const of each schema under schemas/${kind}/. */\n` +
+        `export const ${name}Types = [${members.map(({ type }) => `'${type}'`).join(', ')}] as const;\n\n` +
+        `/** Every ${what} exactly as its schema under schemas/${kind}/ types it. */\n` +
+        `export type Generated${name} = ${members.map(({ typeName }) => typeName).join(' | ')};\n`,
+    );
+  }
+  return `${imports.join('\n')}\n\n${blocks.join('\n')}`;
 }
 
 /**

@@ -1,23 +1,9 @@
+import { ScopeDescriptions, type Scope } from '@crs/auth/scopes';
 import { schemaDocuments } from './generated/schemas.generated';
 
 type Json = Record<string, unknown>;
 
 const HTTP_PREFIX = 'https://schemas.crs.local/http/';
-
-export const Scopes = {
-  'customers:write': 'Import customers (single, batch, simplified) and validate batches.',
-  'customers:read': 'Read customers, their assessments and communication events.',
-  'classifiers:read': 'Read the classifier lists of a business unit.',
-  'operations:archive': 'Move operations to the archive.',
-  'screening:search': 'Search the screening lists.',
-  'screening:decide': 'Resolve pending screening matches.',
-  'risk:override': 'Override the risk level of an assessment.',
-  'callbacks:redeliver': 'Resend callbacks.',
-  'customers:erase': "Erase a customer's personal data once its retention period is over.",
-  'customers:erase:override':
-    "Erase a customer's personal data while a retention hold applies (with customers:erase).",
-} as const;
-export type Scope = keyof typeof Scopes;
 
 /**
  * Components from the HTTP schemas: each document becomes a component named by its title and each
@@ -632,7 +618,7 @@ export function buildOpenApi(): Json {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'JWT',
-          description: `Verified JWT bound to business units. Scopes: ${Object.entries(Scopes)
+          description: `Verified JWT bound to business units. Scopes: ${Object.entries(ScopeDescriptions)
             .map(([scope, meaning]) => `${scope} (${meaning})`)
             .join('; ')}`,
         },

@@ -4,7 +4,7 @@
  * file and no validator (no fs, path or ajv), so domain code imports it.
  */
 export * from './events';
-export type * from './generated';
+export * from './generated';
 export type { ScreeningList } from './generated/risk/risk-matrix.v1';
 export * from './error-codes';
 export * from './cloud-events';

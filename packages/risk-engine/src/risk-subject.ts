@@ -1,3 +1,5 @@
+import type { ScreeningList } from '@crs/contracts/types';
+
 /**
  * Input of the engine. Field names follow the customer record of the HTTP interface (spec 2.1/2.2),
  * all optional and loosely typed, so that a stored customer record is assignable as it is and a field
@@ -6,7 +8,7 @@
 export type EntityType = 'INDIVIDUAL' | 'ORGANIZATION';
 export const ENTITY_TYPES: readonly EntityType[] = ['INDIVIDUAL', 'ORGANIZATION'];
 
-export type ScreeningList = 'SANCTIONS' | 'PEP' | 'ADVERSE_MEDIA' | 'INTERNAL_LIST';
+export type { ScreeningList };
 export const SCREENING_LISTS: readonly ScreeningList[] = [
   'SANCTIONS',
   'PEP',

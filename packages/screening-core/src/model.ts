@@ -1,5 +1,7 @@
+import type { ScreeningList } from '@crs/contracts/types';
+
 /** The four list families a customer can be screened against (interface.md, initializeScreeningProcesses). */
-export type ScreeningList = 'SANCTIONS' | 'PEP' | 'ADVERSE_MEDIA' | 'INTERNAL_LIST';
+export type { ScreeningList };
 
 export const SCREENING_LISTS: readonly ScreeningList[] = [
   'SANCTIONS',

@@ -29,7 +29,7 @@ export interface ScreeningOptions {
   limit?: number;
 }
 
-export interface HitExplanation {
+export type HitExplanation = {
   matchedName: string;
   /** The query name's words as written (for a hit through a reading too: its words are in `tokenPairs`). */
   queryTokens: string[];
@@ -41,7 +41,7 @@ export interface HitExplanation {
   shortWordPenalty?: number;
   /** The reading of a Han or Hangul query name that matched, when it was not the name as written. */
   reading?: NameReading;
-}
+};
 
 export interface Hit {
   list: ScreeningList;

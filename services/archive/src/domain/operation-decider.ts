@@ -3,7 +3,7 @@ import type {
   OperationArchived,
   OperationData,
   OperationRegistered,
-} from '@crs/contracts';
+} from '@crs/contracts/types';
 import type { OperationState } from './operation-state';
 
 /** An operation message from upstream, as the shell hands it to the decider. */

@@ -1,4 +1,4 @@
-import type { OperationData, OperationEvent } from '@crs/contracts';
+import type { OperationData, OperationEvent } from '@crs/contracts/types';
 
 export interface OperationState {
   /** Stream version of the last applied event (0 = no history). */

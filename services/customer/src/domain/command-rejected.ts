@@ -1,4 +1,4 @@
-import type { CustomerCommand } from '@crs/contracts';
+import type { CustomerCommand } from '@crs/contracts/types';
 import type { NewEvent } from './customer-decider';
 import type { CustomerCommandRejectedError } from './customer-errors';
 

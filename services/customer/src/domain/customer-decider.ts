@@ -5,8 +5,8 @@ import type {
   CustomerData,
   CustomerStatus,
   RiskLevel,
-  ScreeningListName,
-} from '@crs/contracts';
+  ScreeningList,
+} from '@crs/contracts/types';
 import { hitKey, hitKeys, type CustomerState } from './customer-state';
 import { evaluationSubject, reviewOf, screeningReevaluation } from './evaluation-request';
 import { canTransition } from './status-lifecycle';
@@ -26,7 +26,7 @@ export type NewEvent = {
 }[CustomerEventType];
 
 /** What a simplified customer is screened against: it exists for screening (reference product). */
-export const SIMPLIFIED_SCREENING_LISTS: ScreeningListName[] = ['SANCTIONS', 'PEP'];
+export const SIMPLIFIED_SCREENING_LISTS: ScreeningList[] = ['SANCTIONS', 'PEP'];
 
 /** Evaluations a client's import asked for: answered with an assessment even when nothing changed. */
 const CLIENT_REQUESTED_REASONS = new Set(['IMPORT_EVALUATE', 'CUSTOMER_UPDATED']);

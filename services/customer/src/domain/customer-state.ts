@@ -5,8 +5,8 @@ import type {
   CustomerStatus,
   RiskLevel,
   ScreeningHitData,
-  ScreeningListName,
-} from '@crs/contracts';
+  ScreeningList,
+} from '@crs/contracts/types';
 
 export interface CustomerState {
   exists: boolean;
@@ -21,10 +21,10 @@ export interface CustomerState {
   override?: { level: RiskLevel; reason: string; expiresAt?: string; setBy: string };
   /** Open requests to reactors, so a late or repeated answer is recognised. */
   pendingEvaluations: Record<string, string>;
-  pendingScreenings: Record<string, ScreeningListName[]>;
-  screening: Partial<Record<ScreeningListName, { matched: boolean; hitKeys: string[] }>>;
+  pendingScreenings: Record<string, ScreeningList[]>;
+  screening: Partial<Record<ScreeningList, { matched: boolean; hitKeys: string[] }>>;
   /** Reviewers' decisions per list, keyed like hitKeys (subject|source|entryId); the latest decision wins. */
-  screeningDecisions: Partial<Record<ScreeningListName, Record<string, 'CONFIRMED' | 'FALSE_POSITIVE'>>>;
+  screeningDecisions: Partial<Record<ScreeningList, Record<string, 'CONFIRMED' | 'FALSE_POSITIVE'>>>;
   /** The last communicationNumbers applied to this customer: a re-delivered import is a no-op. */
   recentCorrelations: string[];
   /** When the relationship ended (CLOSED: closingDate; REJECTED; an occasional customer's last import). */

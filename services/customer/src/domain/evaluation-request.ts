@@ -4,8 +4,8 @@ import type {
   CustomerEvent,
   CustomerEventData,
   CustomerEventType,
-  ScreeningListName,
-} from '@crs/contracts';
+  ScreeningList,
+} from '@crs/contracts/types';
 import { evolve, type CustomerState } from './customer-state';
 
 type EvaluationRequested = {
@@ -21,7 +21,7 @@ export function evaluationSubject(
 ) {
   const screening = Object.fromEntries(
     Object.entries(state.screening).map(([list, r]) => {
-      const confirmed = reviewOf(r!.hitKeys, state.screeningDecisions[list as ScreeningListName]);
+      const confirmed = reviewOf(r!.hitKeys, state.screeningDecisions[list as ScreeningList]);
       return [
         list,
         {

@@ -1,4 +1,4 @@
-import type { CustomerStatus } from '@crs/contracts';
+import type { CustomerStatus } from '@crs/contracts/types';
 
 /**
  * The customerStatus lifecycle (the spec leaves transitions open; see docs/customer-lifecycle.md).

@@ -1,4 +1,4 @@
-import type { AssessmentData, CustomerEventData, RiskLevel } from '@crs/contracts';
+import type { AssessmentData, CustomerEventData, RiskLevel } from '@crs/contracts/types';
 import {
   RiskMatrixEntityTypeUnsupportedError,
   evaluateRisk,

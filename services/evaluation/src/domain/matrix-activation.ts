@@ -1,4 +1,4 @@
-import type { RiskMatrixActivated } from '@crs/contracts';
+import type { RiskMatrixActivated } from '@crs/contracts/types';
 import { validateMatrix, type RiskMatrix } from '@crs/risk-engine';
 
 export type ActivationCheck = { ok: true; matrix: RiskMatrix } | { ok: false; errors: string[] };
@@ -34,6 +34,6 @@ export function activationOf(
     businessUnit: matrix.businessUnit,
     activatedAt: meta.activatedAt,
     ...(meta.activatedBy ? { activatedBy: meta.activatedBy } : {}),
-    matrix: matrix as unknown as RiskMatrixActivated['matrix'],
+    matrix,
   };
 }

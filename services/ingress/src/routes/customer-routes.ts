@@ -7,6 +7,7 @@ import {
   type FieldError,
   type Validators,
   type BatchResultItem,
+  type CustomerData,
 } from '@crs/contracts';
 import { AuthForbiddenBusinessUnitError, type TokenVerifier } from '@crs/auth';
 import { BrokerUnavailableError } from '@crs/messaging';
@@ -32,11 +33,6 @@ export interface CustomerRouteDeps {
 
 /** Reservation reads in flight per validate-batch-customers request. */
 const USED_CHECKS_IN_FLIGHT = 16;
-
-type Rec = { businessUnit: string; communicationNumber: string; customerExtId: string } & Record<
-  string,
-  unknown
->;
 
 function mayActFor(req: Request, businessUnit: string): boolean {
   try {
@@ -70,7 +66,7 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
   const router = Router();
   const write = authenticate(deps.verifier, 'customers:write');
 
-  async function classifierErrors(record: Rec): Promise<FieldError[]> {
+  async function classifierErrors(record: CustomerData): Promise<FieldError[]> {
     const codes = await deps.classifiers.codes(record.businessUnit);
     return collectClassifierRefs(record)
       .filter((ref) => !codes.get(ref.classifier as ClassifierName)?.has(ref.code))
@@ -104,7 +100,7 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
       reject(400, s.errorCode, s.errorDescription, result.errors);
       return;
     }
-    const record = result.value as unknown as Rec;
+    const record = result.value;
     assertBusinessUnit(req, record.businessUnit);
     const unknown = await classifierErrors(record);
     if (unknown.length > 0) {
@@ -118,7 +114,7 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
         businessUnit: record.businessUnit,
         customerExtId: record.customerExtId,
         communicationNumber: record.communicationNumber,
-        data: { customer: record as never, channel: 'SINGLE' },
+        data: { customer: record, channel: 'SINGLE' },
         issuedBy: issuedBy(req),
       },
     ]);
@@ -140,7 +136,7 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
       });
       return;
     }
-    const record = result.value as unknown as Rec;
+    const record = result.value;
     assertBusinessUnit(req, record.businessUnit);
     // docs/api.md: a business unit without classifiers is unknown here: the section 7 404 body.
     if (!(await deps.classifiers.knows(record.businessUnit)))
@@ -161,7 +157,7 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
         businessUnit: record.businessUnit,
         customerExtId: record.customerExtId,
         communicationNumber: record.communicationNumber,
-        data: { customer: record as never },
+        data: { customer: record },
         issuedBy: issuedBy(req),
       },
     ]);
@@ -211,7 +207,7 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
     const results: (BatchResultItem & { _started: bigint })[] = [];
     const pending: { index: number; command: PendingCommand }[] = [];
     const seen = new Set<string>();
-    const toCheck: { index: number; record: Rec }[] = [];
+    const toCheck: { index: number; record: CustomerData }[] = [];
     for (const item of items) {
       const itemStarted = process.hrtime.bigint();
       const id = identity(item);
@@ -242,7 +238,7 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
         push(s.errorCode, s.errorDescription);
         continue;
       }
-      const record = v.value as unknown as Rec;
+      const record = v.value;
       const unknown = await classifierErrors(record);
       if (unknown.length > 0) {
         const s = summarizeErrors(unknown);
@@ -265,7 +261,7 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
             businessUnit: record.businessUnit,
             customerExtId: record.customerExtId,
             communicationNumber: record.communicationNumber,
-            data: { customer: record as never, channel: 'BATCH' },
+            data: { customer: record, channel: 'BATCH' },
             issuedBy: issuedBy(req),
           },
         });

@@ -32,7 +32,7 @@ function eventSummary(event: CustomerEvent): Record<string, unknown> {
         customerStatus: event.data.customer.customerStatus ?? null,
       };
     default:
-      return event.data as unknown as Record<string, unknown>;
+      return event.data;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { CustomerData, CustomerEvent, ScreeningHitData, ScreeningListName } from '@crs/contracts';
+import type { CustomerData, CustomerEvent, ScreeningHitData, ScreeningList } from '@crs/contracts/types';
 import { makeSnapshot, normalizeCountries, type ListEntry, type ListSnapshot } from '@crs/screening-core';
 import { screeningSubjects, type ScreeningSubject } from './screening-subjects';
 
@@ -10,8 +10,8 @@ export interface ScreenedCustomer {
   /** The communicationNumber of the last screening request (correlation of re-screening results). */
   correlationId: string;
   subjects: ScreeningSubject[];
-  lists: ScreeningListName[];
-  lastHits: Partial<Record<ScreeningListName, ScreeningHitData[]>>;
+  lists: ScreeningList[];
+  lastHits: Partial<Record<ScreeningList, ScreeningHitData[]>>;
 }
 
 interface InternalCandidate {

@@ -1,4 +1,4 @@
-import type { ScreeningHitData } from '@crs/contracts';
+import type { ScreeningHitData } from '@crs/contracts/types';
 import type { SnapshotDiff } from '@crs/screening-core';
 
 /**

@@ -1,5 +1,5 @@
-import type { ScreeningHitData, ScreeningListName } from '@crs/contracts';
-import { screen, type Hit, type ScreeningIndex, type ScreeningList } from '@crs/screening-core';
+import type { ScreeningHitData, ScreeningList } from '@crs/contracts/types';
+import { screen, type Hit, type ScreeningIndex } from '@crs/screening-core';
 import { subjectQueries, type ScreeningSubject } from './screening-subjects';
 
 /** Most hits kept per list and subject: reviewers need the strongest candidates, not every weak one. */
@@ -14,7 +14,7 @@ function toHitData(hit: Hit, subject: string): ScreeningHitData {
     matchedName: hit.matchedName,
     score: hit.score,
     subject,
-    explanation: hit.explanation as unknown as Record<string, unknown>,
+    explanation: hit.explanation,
   };
 }
 
@@ -26,12 +26,12 @@ function toHitData(hit: Hit, subject: string): ScreeningHitData {
 export function screenSubjects(
   indexes: readonly ScreeningIndex[],
   subjects: readonly ScreeningSubject[],
-  lists: readonly ScreeningListName[],
+  lists: readonly ScreeningList[],
   thresholds: Record<ScreeningList, number>,
   admit: (hit: Hit) => boolean = () => true,
-): Record<ScreeningListName, ScreeningHitData[]> {
+): Record<ScreeningList, ScreeningHitData[]> {
   const out = Object.fromEntries(lists.map((l) => [l, [] as ScreeningHitData[]])) as Record<
-    ScreeningListName,
+    ScreeningList,
     ScreeningHitData[]
   >;
   if (lists.length === 0) return out;

@@ -1,4 +1,4 @@
-import type { CustomerData } from '@crs/contracts';
+import type { CustomerData } from '@crs/contracts/types';
 import type { EntityType, Identifier, ScreeningQuery } from '@crs/screening-core';
 
 /** Who is screened: the customer itself or one of its related entities, with what is known about them. */

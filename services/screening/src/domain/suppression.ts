@@ -1,11 +1,11 @@
-import type { ScreeningHitData, ScreeningListName } from '@crs/contracts';
+import type { ScreeningHitData, ScreeningList } from '@crs/contracts/types';
 
 export type DecisionKind = 'FALSE_POSITIVE' | 'CONFIRMED';
 
 /** A reviewer's decision on one hit, as recorded in the ScreeningDecisionRecorded log. */
 export interface ScreeningDecision {
   streamId: string;
-  list: ScreeningListName;
+  list: ScreeningList;
   source: string;
   entryId: string;
   decision: DecisionKind;

@@ -1,4 +1,4 @@
-import type { ScreeningListName } from '@crs/contracts';
+import type { ScreeningList } from '@crs/contracts';
 import type { Logger } from '@crs/runtime';
 import {
   buildIndex,
@@ -103,7 +103,7 @@ export class ScreeningIndexes {
       : this.options.catalog.entryHash(source, entryId);
 
   /** The versions of the snapshots a result of `list` was screened against. */
-  snapshotVersion(list: ScreeningListName): string {
+  snapshotVersion(list: ScreeningList): string {
     const parts = this.options.catalog
       .current()
       .filter((s) => s.list === list)

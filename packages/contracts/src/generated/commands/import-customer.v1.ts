@@ -23,7 +23,9 @@ export type ImportCustomerCommand = {
     /**
      * The customer record as accepted by the ingress (schemas/http/customer.v1.schema.json).
      */
-    customer: {};
+    customer: {
+      [k: string]: unknown | undefined;
+    };
     channel: 'SINGLE' | 'BATCH';
   };
 };

@@ -23,6 +23,8 @@ export type ImportSimplifiedCustomerCommand = {
     /**
      * The customer record as accepted by the ingress (schemas/http/customer.v1.schema.json).
      */
-    customer: {};
+    customer: {
+      [k: string]: unknown | undefined;
+    };
   };
 };

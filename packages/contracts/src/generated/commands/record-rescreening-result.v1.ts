@@ -33,7 +33,9 @@ export type RecordRescreeningResultCommand = {
        * CUSTOMER or listRelatedEntity[i]
        */
       subject?: string;
-      explanation?: {};
+      explanation?: {
+        [k: string]: unknown | undefined;
+      };
       suppressed?: boolean;
     }[];
     snapshotVersion: string;

@@ -27,8 +27,12 @@ export type RecordRiskAssessmentCommand = {
       score?: number;
       matrixId?: string;
       matrixVersion?: number;
-      explanation?: {};
-      override?: {};
+      explanation?: {
+        [k: string]: unknown | undefined;
+      };
+      override?: {
+        [k: string]: unknown | undefined;
+      };
     };
   };
 };

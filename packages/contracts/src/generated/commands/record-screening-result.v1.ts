@@ -34,7 +34,9 @@ export type RecordScreeningResultCommand = {
        * CUSTOMER or listRelatedEntity[i]
        */
       subject?: string;
-      explanation?: {};
+      explanation?: {
+        [k: string]: unknown | undefined;
+      };
       suppressed?: boolean;
     }[];
     snapshotVersion?: string;

@@ -29,7 +29,9 @@ export type CustomerCreated = {
     /**
      * The customer record as accepted by the ingress (schemas/http/customer.v1.schema.json).
      */
-    customer: {};
+    customer: {
+      [k: string]: unknown | undefined;
+    };
     sourceOfRiskLevel: 'EVALUATE' | 'IMPORT';
     channel: 'SINGLE' | 'BATCH' | 'SIMPLIFIED';
     simplified?: boolean;

@@ -33,8 +33,12 @@ export type RiskAssessed = {
       score?: number;
       matrixId?: string;
       matrixVersion?: number;
-      explanation?: {};
-      override?: {};
+      explanation?: {
+        [k: string]: unknown | undefined;
+      };
+      override?: {
+        [k: string]: unknown | undefined;
+      };
     };
     previousLevel?: ('NONE' | 'LOW' | 'MEDIUM' | 'HIGH' | 'EXTREME') | null;
   };

@@ -36,7 +36,9 @@ export type RiskEvaluationRequested = {
     /**
      * The customer record to evaluate (as stored by the decider).
      */
-    customer?: {};
+    customer?: {
+      [k: string]: unknown | undefined;
+    };
     /**
      * Latest screening result per list: { matched, hitCount }.
      */

@@ -40,7 +40,9 @@ export type ScreeningCompleted = {
        * CUSTOMER or listRelatedEntity[i]
        */
       subject?: string;
-      explanation?: {};
+      explanation?: {
+        [k: string]: unknown | undefined;
+      };
       suppressed?: boolean;
     }[];
     snapshotVersion?: string;

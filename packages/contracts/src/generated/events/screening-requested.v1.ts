@@ -32,6 +32,8 @@ export type ScreeningRequested = {
     /**
      * The record to screen: the customer and its related entities.
      */
-    customer?: {};
+    customer?: {
+      [k: string]: unknown | undefined;
+    };
   };
 };

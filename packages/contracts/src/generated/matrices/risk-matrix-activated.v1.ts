@@ -20,5 +20,7 @@ export type RiskMatrixActivated = {
   /**
    * The complete matrix document (risk-matrix.v1).
    */
-  matrix: {};
+  matrix: {
+    [k: string]: unknown | undefined;
+  };
 };
