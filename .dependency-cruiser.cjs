@@ -12,6 +12,12 @@ const INFRASTRUCTURE = [
   '(^|/)node_modules/@crs/(messaging|store)/',
 ];
 
+// Node built-ins that do I/O or read the machine (files and paths, hashing and randomness, network,
+// processes, the OS), as dependency-cruiser names a core module (without its node: prefix).
+const NODE_IO =
+  '^(node:)?(fs|fs/promises|path|crypto|net|tls|dgram|dns|http|https|http2|child_process|cluster|' +
+  'worker_threads|os|process|v8|vm|module|readline|inspector)$';
+
 // Domain sources (as in eslint.config.mjs, tests aside): every src/domain/ and the risk engine.
 const DOMAIN = { path: ['(^|/)src/domain/', '^packages/risk-engine/src/'], pathNot: '\\.test\\.ts$' };
 
@@ -52,6 +58,16 @@ module.exports = {
         'instead (e.g. @crs/privacy/rules).',
       from: DOMAIN,
       to: { path: INFRASTRUCTURE, reachable: true },
+    },
+    {
+      name: 'domain-reaches-no-node-io',
+      severity: 'error',
+      comment:
+        'Domain code reaches a Node built-in that does I/O (fs, path, crypto, net, http, child_process, os, ...) ' +
+        "through the modules it imports (a package's index that also loads files): import the package's pure " +
+        'entry point instead (e.g. @crs/contracts/types, @crs/privacy/rules).',
+      from: DOMAIN,
+      to: { path: NODE_IO, reachable: true },
     },
     {
       name: 'no-service-to-service',

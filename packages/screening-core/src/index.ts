@@ -1,13 +1,7 @@
 export * from './model';
 export * from './errors';
 export { readInput } from './loaders/input';
-export {
-  entryContentHash,
-  contentVersion,
-  makeSnapshot,
-  diffSnapshots,
-  type SnapshotDiff,
-} from './loaders/snapshot';
+export { entryContentHash, contentVersion, makeSnapshot, diffSnapshots } from './loaders/snapshot';
 export {
   loadOfacSdn,
   loadOfacSdnWithStats,
@@ -40,12 +34,12 @@ export {
 export { normalizeCountry, normalizeCountries } from './matching/countries';
 export {
   createNameReader,
-  loadJapaneseTokenizer,
   KOREAN_READER,
   type JapaneseTokenizer,
   type NameReader,
   type NameReading,
 } from './matching/readings';
+export { loadJapaneseTokenizer } from './matching/japanese-tokenizer';
 export { koreanListSpelling, koreanRevised, romanizeKana } from './matching/romanize';
 export { makeToken, tokenSimilarity, linked, INITIAL_SIMILARITY, type Token } from './matching/token';
 export {

@@ -57,5 +57,12 @@ export interface ListSnapshot {
   entries: ListEntry[];
 }
 
+/** Entry ids added, changed (different content hash) and removed between two snapshots of one source. */
+export interface SnapshotDiff {
+  added: string[];
+  changed: string[];
+  removed: string[];
+}
+
 /** A file path or the bytes themselves, so production can fetch lists from their URLs. */
 export type ListInput = string | Buffer | Uint8Array;

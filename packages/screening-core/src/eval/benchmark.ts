@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadAllDemoLists } from '../loaders/demo-lists';
-import { createNameReader, loadJapaneseTokenizer } from '../matching/readings';
+import { loadJapaneseTokenizer } from '../matching/japanese-tokenizer';
+import { createNameReader } from '../matching/readings';
 import { buildIndex } from '../screening-index';
 import { screen } from '../screen';
 import type { ScreeningQuery } from '../screening-query';

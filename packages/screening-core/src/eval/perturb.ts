@@ -1,7 +1,8 @@
 /* eslint-disable no-console -- CLI entry: printing the figures is its job. */
 import { writeFileSync } from 'node:fs';
 import { loadAllDemoLists, resolveSharedDataDir } from '../loaders/demo-lists';
-import { createNameReader, loadJapaneseTokenizer } from '../matching/readings';
+import { loadJapaneseTokenizer } from '../matching/japanese-tokenizer';
+import { createNameReader } from '../matching/readings';
 import { buildIndex } from '../screening-index';
 import { screen } from '../screen';
 import { DEFAULT_THRESHOLD, type ScreeningQuery } from '../screening-query';

@@ -2,7 +2,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT, resolveSharedDataDir } from '../loaders/demo-lists';
-import { createNameReader, loadJapaneseTokenizer } from '../matching/readings';
+import { loadJapaneseTokenizer } from '../matching/japanese-tokenizer';
+import { createNameReader } from '../matching/readings';
 import { runBenchmark, type BenchmarkFigure } from './benchmark';
 import { runEvaluation, type EvaluationReport } from './evaluate';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ListEntry, ListSnapshot, ListSource, ScreeningList } from '../model';
+import type { ListEntry, ListSnapshot, ListSource, ScreeningList, SnapshotDiff } from '../model';
 
 function stable(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(stable);
@@ -36,12 +36,6 @@ export function makeSnapshot(
   loadedAt: string,
 ): ListSnapshot {
   return { list, source, version: contentVersion(inputs), entryCount: entries.length, loadedAt, entries };
-}
-
-export interface SnapshotDiff {
-  added: string[];
-  changed: string[];
-  removed: string[];
 }
 
 /** Entry ids added, changed (different content hash) and removed between two snapshots of one source. */

@@ -1,6 +1,4 @@
-import path from 'node:path';
 import hanja from 'hanja';
-import kuromoji from 'kuromoji';
 import { toRomaji } from 'wanakana';
 import { foldName } from './normalize';
 import { koreanListSpelling } from './romanize';
@@ -83,7 +81,7 @@ function japaneseReading(tokenizer: JapaneseTokenizer, text: string): string | u
 }
 
 /**
- * The reader: Korean readings always, Japanese ones with a tokenizer ({@link loadJapaneseTokenizer}).
+ * The reader: Korean readings always, Japanese ones with a tokenizer (loadJapaneseTokenizer, japanese-tokenizer.ts).
  * Names without Han or Hangul have no readings, at the cost of one regular-expression test.
  */
 export function createNameReader(japanese?: JapaneseTokenizer): NameReader {
@@ -112,17 +110,3 @@ export function createNameReader(japanese?: JapaneseTokenizer): NameReader {
 
 /** The reader without a Japanese dictionary: what an index uses unless it is given one. */
 export const KOREAN_READER: NameReader = createNameReader();
-
-/**
- * Loads kuromoji's IPA dictionary (1-2 s; about 220 MB of memory, mostly array buffers), from the package's `dict` folder
- * unless `dicPath` says otherwise.
- */
-export function loadJapaneseTokenizer(dicPath?: string): Promise<JapaneseTokenizer> {
-  const dir = dicPath ?? path.join(path.dirname(require.resolve('kuromoji/package.json')), 'dict');
-  return new Promise((resolve, reject) => {
-    kuromoji.builder({ dicPath: dir }).build((err, tokenizer) => {
-      if (err) reject(err instanceof Error ? err : new Error(String(err)));
-      else resolve(tokenizer);
-    });
-  });
-}

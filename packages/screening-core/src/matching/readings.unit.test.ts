@@ -5,13 +5,8 @@ import { screen, screenExhaustive } from '../screen';
 import { DEFAULT_THRESHOLD } from '../screening-query';
 import { READING_PENALTY } from '../query-variants';
 import { foldName } from './normalize';
-import {
-  createNameReader,
-  KOREAN_READER,
-  loadJapaneseTokenizer,
-  MAX_READABLE_LENGTH,
-  type NameReader,
-} from './readings';
+import { loadJapaneseTokenizer } from './japanese-tokenizer';
+import { createNameReader, KOREAN_READER, MAX_READABLE_LENGTH, type NameReader } from './readings';
 import { koreanListSpelling } from './romanize';
 
 const entry = (id: string, names: string[]): ListEntry => ({

@@ -1,4 +1,4 @@
-import type { Hit } from '@crs/screening-core';
+import type { Hit } from '@crs/screening-core/matcher';
 import { INTERNAL_CUSTOMERS_SOURCE } from './customer-directory';
 
 /** Another business unit's internal list is not ours, and a BLACK customer does not match itself. */

@@ -1,5 +1,5 @@
 import type { CustomerData, CustomerEvent, ScreeningHitData, ScreeningList } from '@crs/contracts/types';
-import { makeSnapshot, normalizeCountries, type ListEntry, type ListSnapshot } from '@crs/screening-core';
+import { normalizeCountries, type ListEntry } from '@crs/screening-core/matcher';
 import { screeningSubjects, type ScreeningSubject } from './screening-subjects';
 
 /** What ongoing screening needs of a customer that asked for screening: whom to screen, against what, and the last result. */
@@ -95,8 +95,11 @@ export class CustomerDirectory {
     return changed;
   }
 
-  /** The BLACK customers as an INTERNAL_LIST snapshot; entry id = stream id (<businessUnit>:<customerExtId>). */
-  internalSnapshot(loadedAt: string): ListSnapshot {
+  /**
+   * The BLACK customers as INTERNAL_LIST entries (entry id = stream id, <businessUnit>:<customerExtId>),
+   * in stream id order; the composition root makes them a snapshot (its version is a hash).
+   */
+  internalEntries(): ListEntry[] {
     const entries: ListEntry[] = [];
     for (const [streamId, c] of [...this.internal].sort(([a], [b]) => a.localeCompare(b))) {
       if (c.purpose !== 'BLACK' || !c.customer) continue;
@@ -113,13 +116,7 @@ export class CustomerDirectory {
         ...(subject.identifiers ? { identifiers: subject.identifiers } : {}),
       });
     }
-    return makeSnapshot(
-      'INTERNAL_LIST',
-      INTERNAL_CUSTOMERS_SOURCE,
-      [Buffer.from(JSON.stringify(entries))],
-      entries,
-      loadedAt,
-    );
+    return entries;
   }
 
   get revision(): number {

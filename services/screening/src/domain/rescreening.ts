@@ -1,5 +1,5 @@
 import type { ScreeningHitData } from '@crs/contracts/types';
-import type { SnapshotDiff } from '@crs/screening-core';
+import type { SnapshotDiff } from '@crs/screening-core/matcher';
 
 /**
  * A customer's hits on one list after a new snapshot of one source: hits on that source's removed and

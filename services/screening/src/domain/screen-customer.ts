@@ -1,5 +1,5 @@
 import type { ScreeningHitData, ScreeningList } from '@crs/contracts/types';
-import { screen, type Hit, type ScreeningIndex } from '@crs/screening-core';
+import { screen, type Hit, type ScreeningIndex } from '@crs/screening-core/matcher';
 import { subjectQueries, type ScreeningSubject } from './screening-subjects';
 
 /** Most hits kept per list and subject: reviewers need the strongest candidates, not every weak one. */

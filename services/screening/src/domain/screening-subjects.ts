@@ -1,5 +1,5 @@
 import type { CustomerData } from '@crs/contracts/types';
-import type { EntityType, Identifier, ScreeningQuery } from '@crs/screening-core';
+import type { EntityType, Identifier, ScreeningQuery } from '@crs/screening-core/matcher';
 
 /** Who is screened: the customer itself or one of its related entities, with what is known about them. */
 export interface ScreeningSubject {

@@ -1,4 +1,4 @@
-import { SCREENING_LISTS, type ScreeningList } from '@crs/screening-core';
+import { SCREENING_LISTS, type ScreeningList } from '@crs/screening-core/matcher';
 
 /**
  * Threshold overrides: business unit (or `*`) -> list (or `*`) -> threshold, e.g.

@@ -4,6 +4,7 @@ import {
   buildIndex,
   entryContentHash,
   KOREAN_READER,
+  makeSnapshot,
   type ListSnapshot,
   type NameReader,
   type ScreeningIndex,
@@ -80,7 +81,14 @@ export class ScreeningIndexes {
   internalList(): InternalList {
     const { directory, clock } = this.options;
     if (!this.internal || this.internal.revision !== directory.revision) {
-      const snapshot = directory.internalSnapshot(clock().toISOString());
+      const entries = directory.internalEntries();
+      const snapshot = makeSnapshot(
+        'INTERNAL_LIST',
+        INTERNAL_CUSTOMERS_SOURCE,
+        [Buffer.from(JSON.stringify(entries))],
+        entries,
+        clock().toISOString(),
+      );
       this.internal = {
         revision: directory.revision,
         snapshot,
