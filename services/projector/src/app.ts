@@ -9,11 +9,8 @@ import {
 } from '@crs/store';
 import { ServiceHost } from '@crs/host';
 import { eraseDataKey } from '@crs/privacy';
-import {
-  MAX_BULK_OPERATIONS,
-  applyCustomerEvents,
-  type CollectionNames,
-} from './projections/customer-projection';
+import { MAX_BULK_OPERATIONS, applyCustomerEvents } from './projections/apply-customer-events';
+import type { CollectionNames } from './projections/customer-projection';
 import { StreamVersions } from './projections/stream-versions';
 import type { ProjectorConfig } from './config';
 

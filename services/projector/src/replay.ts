@@ -8,13 +8,13 @@ import {
   detectDialect,
   ensureProjectionIndexes,
 } from '@crs/store';
+import type { CollectionNames } from './projections/customer-projection';
 import {
-  InMemoryProjection,
   MAX_BULK_OPERATIONS,
   applyCustomerEvent,
   applyCustomerEvents,
-  type CollectionNames,
-} from './projections/customer-projection';
+} from './projections/apply-customer-events';
+import { InMemoryProjection } from './projections/in-memory-projection';
 import { BulkInserter } from './projections/bulk-inserter';
 import { eraseDataKey } from '@crs/privacy';
 

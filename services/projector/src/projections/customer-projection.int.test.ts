@@ -1,12 +1,9 @@
 import { MongoClient, type Db } from 'mongodb';
 import type { CustomerEvent } from '@crs/contracts';
 import { CustomerProjectionNames, ensureProjectionIndexes } from '@crs/store';
-import {
-  InMemoryProjection,
-  applyCustomerEvent,
-  applyCustomerEvents,
-  type CollectionNames,
-} from './customer-projection';
+import type { CollectionNames } from './customer-projection';
+import { applyCustomerEvent, applyCustomerEvents } from './apply-customer-events';
+import { InMemoryProjection } from './in-memory-projection';
 import { StreamVersions } from './stream-versions';
 
 /**
