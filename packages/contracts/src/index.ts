@@ -12,3 +12,4 @@ export * from './error-bodies';
 export * from './openapi';
 export * from './cloud-events';
 export * from './operations';
+export * from './stream-key';

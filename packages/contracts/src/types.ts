@@ -9,3 +9,4 @@ export type { ScreeningList } from './generated/risk/risk-matrix.v1';
 export * from './error-codes';
 export * from './cloud-events';
 export * from './operations';
+export * from './stream-key';

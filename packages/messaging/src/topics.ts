@@ -103,6 +103,5 @@ export function topicNames(prefix = ''): TopicNames {
   return Object.fromEntries(Object.entries(Topics).map(([k, t]) => [k, `${prefix}${t.name}`])) as TopicNames;
 }
 
-export function streamKey(businessUnit: string, extId: string): string {
-  return `${businessUnit}:${extId}`;
-}
+/** The key of a stream's messages: its stream id (one definition, in the contracts). */
+export { streamKey } from '@crs/contracts/types';

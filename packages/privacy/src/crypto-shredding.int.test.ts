@@ -4,7 +4,8 @@ import { MongoClient, type Db } from 'mongodb';
 import { DataKeyStore } from './data-key-store';
 import { KeyEncryptionKeys } from './key-encryption-keys';
 import { PersonalDataCipher } from './personal-data';
-import { CustomerPersonalFields, customerStreamId } from './personal-fields';
+import { streamKey } from '@crs/contracts';
+import { CustomerPersonalFields } from './personal-fields';
 
 /**
  * Crypto-shredding of a Kafka copy, at the library level: customer records encrypted with the key
@@ -60,8 +61,8 @@ describe('crypto-shredding of a topic (real Kafka and store)', () => {
   it('leaves no plaintext on the topic and makes the erased customer unreadable in every read', async () => {
     const keks = KeyEncryptionKeys.fromDocument(KeyEncryptionKeys.generateDocument('kek-1'));
     const cipher = new PersonalDataCipher(new DataKeyStore({ db, keks }));
-    const anna = customerStreamId('BU1', 'C-ANNA');
-    const bob = customerStreamId('BU1', 'C-BOB');
+    const anna = streamKey('BU1', 'C-ANNA');
+    const bob = streamKey('BU1', 'C-BOB');
     const records = [
       {
         streamId: anna,

@@ -1,9 +1,10 @@
 import { FieldPathInvalidError } from './errors';
 import { MemoryDataKeySource } from './memory-data-key-source';
 import { PersonalDataCipher, containsEncrypted, encryptFieldsWith } from './personal-data';
-import { CustomerPersonalFields, ScreeningHitPersonalFields, customerStreamId } from './personal-fields';
+import { streamKey } from '@crs/contracts';
+import { CustomerPersonalFields, ScreeningHitPersonalFields } from './personal-fields';
 
-const STREAM = customerStreamId('BU1', 'C-1');
+const STREAM = streamKey('BU1', 'C-1');
 
 function customer() {
   return {
@@ -127,7 +128,7 @@ describe('encryptFields / decryptFields', () => {
     expect(result.record.lastName).toBeNull();
     expect(result.invalidPaths).toEqual(['lastName']);
 
-    const other = customerStreamId('BU1', 'C-2');
+    const other = streamKey('BU1', 'C-2');
     await cipher.encryptFields(other, { firstName: 'Eve' }, ['firstName']);
     const stolen = await cipher.decryptFields(other, { firstName: encrypted.firstName });
     expect(stolen.record.firstName).toBeNull();

@@ -42,7 +42,8 @@ export const ScreeningHitPersonalFields: readonly string[] = [
   'explanation.reading.name',
 ];
 
-/** The stream id of a customer, the unit of keys and erasure: `<businessUnit>:<customerExtId>`. */
-export function customerStreamId(businessUnit: string, customerExtId: string): string {
-  return `${businessUnit}:${customerExtId}`;
-}
+/**
+ * The stream id of a customer, the unit of keys and erasure: `<businessUnit>:<customerExtId>`.
+ * @deprecated the contracts' streamKey under its former name, until the callback service imports that.
+ */
+export { streamKey as customerStreamId } from '@crs/contracts/types';

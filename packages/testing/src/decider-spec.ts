@@ -1,16 +1,13 @@
+import type { Decider, DecisionContext } from '@crs/messaging';
+
 /**
  * given / when / then for pure deciders (after emmett's DeciderSpecification): the state is folded from
- * the given events with the decider's own evolve, so a spec exercises decide and evolve together.
+ * the given events with the decider's own evolve, so a spec exercises decide and evolve together. The
+ * decider is the one DeciderShell runs (`Decider` of @crs/messaging).
  */
-export interface Decider<Command, Event, State, NewEvent, Ctx> {
-  initialState(): State;
-  evolve(state: State, event: Event): State;
-  decide(command: Command, state: State, ctx: Ctx): NewEvent[];
-}
-
-export function deciderSpec<Command, Event, State, NewEvent, Ctx>(
-  decider: Decider<Command, Event, State, NewEvent, Ctx>,
-  ctx: Ctx,
+export function deciderSpec<Command, Event, State, NewEvent>(
+  decider: Decider<Command, Event, State, NewEvent>,
+  ctx: DecisionContext,
 ) {
   return {
     given(events: Event[]) {

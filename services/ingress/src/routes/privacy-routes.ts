@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
-import { ErrorCodes } from '@crs/contracts';
+import { ErrorCodes, streamKey } from '@crs/contracts';
 import type { TokenVerifier } from '@crs/auth';
 import { BrokerUnavailableError } from '@crs/messaging';
 import {
-  customerStreamId,
   relationshipFactsOf,
   retentionHold,
   retentionYearsFor,
@@ -144,7 +143,7 @@ export function privacyRoutes(deps: PrivacyRouteDeps): Router {
       throw err;
     }
     // This process must not encrypt a new record of the customer with the key about to be deleted.
-    deps.privacy.forget(customerStreamId(businessUnit, customerExtId));
+    deps.privacy.forget(streamKey(businessUnit, customerExtId));
     res.status(202).json({
       resultType: 'REQUEST_ACCEPTED',
       businessUnit,

@@ -1,9 +1,9 @@
 import { Router } from 'express';
-import { toCloudEvent } from '@crs/contracts';
+import { streamKey, toCloudEvent } from '@crs/contracts';
 import type { TokenVerifier } from '@crs/auth';
 import { allowedBusinessUnits } from '@crs/auth';
 import type { ProjectionCatalog } from '@crs/store';
-import { customerStreamId, type CustomerPrivacy } from '@crs/privacy';
+import type { CustomerPrivacy } from '@crs/privacy';
 import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
 import { RequestInvalidError, ResourceNotFoundError } from '../http/api-error';
 
@@ -76,7 +76,7 @@ export function readRoutes(deps: {
     if (!doc) throw new ResourceNotFoundError('Customer not found');
     const a = doc.latestAssessment;
     // docs/privacy.md: personal fields are decrypted here, at the edge; erased ones read as null.
-    const streamId = customerStreamId(doc.businessUnit, doc.customerExtId);
+    const streamId = streamKey(doc.businessUnit, doc.customerExtId);
     const revealed = await deps.privacy.decrypt(streamId, doc.data ?? {});
     const erased = doc.personalDataErased === true || revealed.erased;
     res.json({
@@ -118,10 +118,7 @@ export function readRoutes(deps: {
         .toArray();
       const revealed = await Promise.all(
         docs.map(async (d) => {
-          const r = await deps.privacy.revealEventData(
-            customerStreamId(d.businessUnit, d.customerExtId),
-            d.data,
-          );
+          const r = await deps.privacy.revealEventData(streamKey(d.businessUnit, d.customerExtId), d.data);
           return r.erased ? { ...r.data, personalDataErased: true } : r.data;
         }),
       );
