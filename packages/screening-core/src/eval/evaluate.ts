@@ -10,12 +10,12 @@ import { DEFAULT_THRESHOLD, type ScreeningQuery } from '../screening-query';
 import { readCsv, readLines, readPersons, type PersonRow } from './datasets';
 import {
   generatePerturbations,
-  loadTransliterators,
   PERTURBATION_KINDS,
   PERTURBATION_SEED,
   RULE_CHANGED_KINDS,
   type PerturbationCase,
 } from './perturbations';
+import { loadTransliterators } from './transliteration';
 
 /** Thresholds of the precision/recall sweep. */
 export const SWEEP_THRESHOLDS = [0.8, 0.82, 0.84, 0.85, 0.86, 0.88, 0.9, 0.92, 0.95] as const;

@@ -7,7 +7,8 @@ import { buildIndex } from '../screening-index';
 import { screen } from '../screen';
 import { DEFAULT_THRESHOLD, type ScreeningQuery } from '../screening-query';
 import { readPersons } from './datasets';
-import { generatePerturbations, loadTransliterators, RULE_CHANGED_KINDS } from './perturbations';
+import { generatePerturbations, RULE_CHANGED_KINDS } from './perturbations';
+import { loadTransliterators } from './transliteration';
 
 /**
  * The perturbation suite alone, quickly (no negatives, no benchmark): recall per kind at the default
