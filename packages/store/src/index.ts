@@ -5,3 +5,4 @@ export * from './mongo-watchdog';
 export * from './owner-databases';
 export * from './insert-new';
 export * from './lease';
+export type * from './read-models';

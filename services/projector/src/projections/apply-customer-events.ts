@@ -12,7 +12,7 @@ import {
   foldCustomer,
   newCustomerDocument,
   type Applied,
-  type CustomerDoc,
+  type CustomerWrite,
   type FoldedCustomer,
 } from './customer-fold';
 import type { StreamVersions } from './stream-versions';
@@ -99,10 +99,10 @@ export async function applyCustomerEvents(
       history.set(ins.projection, m);
     }
   }
-  const customers = db.collection<CustomerDoc>(names.customers);
+  const customers = db.collection<CustomerWrite>(names.customers);
   const readVersion = async (streamId: string): Promise<number> =>
     (await customers.findOne({ _id: streamId }, { projection: { version: 1 } }))?.version ?? 0;
-  const update = (streamId: string, folded: FoldedCustomer): AnyBulkWriteOperation<CustomerDoc> => ({
+  const update = (streamId: string, folded: FoldedCustomer): AnyBulkWriteOperation<CustomerWrite> => ({
     updateOne: {
       filter: versionGuardedFilter(dialect, streamId, folded.version),
       update: { $set: folded.set },
@@ -127,7 +127,7 @@ export async function applyCustomerEvents(
     const read = await Promise.all(toRead.map(readVersion));
     toRead.forEach((streamId, i) => stored.set(streamId, read[i]!));
 
-    const writes: { op: AnyBulkWriteOperation<CustomerDoc>; streamId: string }[] = [];
+    const writes: { op: AnyBulkWriteOperation<CustomerWrite>; streamId: string }[] = [];
     const learnt = new Map<string, number>();
     for (const [streamId, list] of byStream) {
       const from = stored.get(streamId)!;
@@ -164,7 +164,7 @@ export async function applyCustomerEvents(
     const writeHistory = [...history].map(async ([projection, docs]) =>
       inSlices([...docs.values()], async (slice) => {
         try {
-          await db.collection<HistoryDoc>(names[projection]).insertMany(slice as never[], { ordered: false });
+          await db.collection<HistoryDoc>(names[projection]).insertMany(slice, { ordered: false });
         } catch (err) {
           if (!isDuplicateKeyOnly(err)) throw err;
         }
@@ -174,7 +174,7 @@ export async function applyCustomerEvents(
 
     if (existing.length > 0) {
       const now = await Promise.all(existing.map(readVersion));
-      const updates: AnyBulkWriteOperation<CustomerDoc>[] = [];
+      const updates: AnyBulkWriteOperation<CustomerWrite>[] = [];
       existing.forEach((streamId, i) => {
         const at = now[i]!;
         if (at === 0)

@@ -1,8 +1,8 @@
 import type { CustomerEvent } from '@crs/contracts';
 import type { ProjectionEffect } from './customer-projection';
 
-/** A customer document as the executors write it. */
-export type CustomerDoc = { _id: string; version?: number } & Record<string, unknown>;
+/** A customer document as the executors write it: by path, from the effects' typed `$set` (CustomerSet). */
+export type CustomerWrite = { _id: string; version?: number } & Record<string, unknown>;
 
 /** `$set` semantics for the dotted paths the effects use (`screening.SANCTIONS`). */
 export function setPath(doc: Record<string, unknown>, path: string, value: unknown): void {
@@ -72,8 +72,8 @@ export function foldCustomer(applied: readonly Applied[], stored: number): Folde
 }
 
 /** The document an upsert of the folded `$set` with `$setOnInsert: {createdAt}` creates. */
-export function newCustomerDocument(streamId: string, folded: FoldedCustomer): CustomerDoc {
-  const doc: CustomerDoc = { _id: streamId, createdAt: folded.createdAt };
+export function newCustomerDocument(streamId: string, folded: FoldedCustomer): CustomerWrite {
+  const doc: CustomerWrite = { _id: streamId, createdAt: folded.createdAt };
   for (const [path, value] of Object.entries(folded.set)) setPath(doc, path, value);
   return doc;
 }

@@ -1,11 +1,29 @@
-import type { CustomerEvent } from '@crs/contracts';
-import type { CustomerProjectionName } from '@crs/store';
+import type { CustomerEvent, ScreeningList } from '@crs/contracts';
+import type {
+  AssessmentDoc,
+  AssessmentRecord,
+  CommunicationEventDoc,
+  CustomerDoc,
+  CustomerProjectionName,
+  ListScreeningSummary,
+  ScreeningDoc,
+} from '@crs/store';
 
 /** Physical collection of each read model the projector owns (operations and alerts are the archive's). */
 export type CollectionNames = Record<CustomerProjectionName, string>;
-/** The history read models: documents keyed by event id, inserted once. */
-export type HistoryName = Exclude<CustomerProjectionName, 'customers'>;
-export type HistoryDoc = { _id: string } & Record<string, unknown>;
+
+/** The fields of the customer document one event sets: named fields, and one list's screening by path. */
+export type CustomerSet = Partial<Omit<CustomerDoc, '_id' | 'createdAt' | 'screening'>> & {
+  [L in ScreeningList as `screening.${L}`]?: ListScreeningSummary;
+};
+
+/** A document of a history read model, keyed by event id and inserted once. */
+export type HistoryInsert =
+  | { projection: 'assessments'; doc: AssessmentDoc }
+  | { projection: 'screenings'; doc: ScreeningDoc }
+  | { projection: 'communication_events'; doc: CommunicationEventDoc };
+export type HistoryName = HistoryInsert['projection'];
+export type HistoryDoc = HistoryInsert['doc'];
 
 /**
  * What one event does to the read models, as data: fields to set on the customer document (only if
@@ -14,8 +32,8 @@ export type HistoryDoc = { _id: string } & Record<string, unknown>;
  * replay test proves they agree.
  */
 export interface ProjectionEffect {
-  customer: { set: Record<string, unknown>; upsert: boolean };
-  inserts: { projection: HistoryName; doc: HistoryDoc }[];
+  customer: { set: CustomerSet; upsert: boolean };
+  inserts: HistoryInsert[];
 }
 
 /** What the pull endpoint shows of an event: the customer record itself stays in the customer document. */
@@ -38,7 +56,7 @@ function eventSummary(event: CustomerEvent): Record<string, unknown> {
 export function projectCustomerEvent(event: CustomerEvent): ProjectionEffect {
   const base = { businessUnit: event.businessUnit, customerExtId: event.customerExtId };
   const inserts: ProjectionEffect['inserts'] = [];
-  let set: Record<string, unknown> = {};
+  let set: CustomerSet = {};
   let upsert = false;
   switch (event.type) {
     case 'CustomerCreated':
@@ -81,7 +99,7 @@ export function projectCustomerEvent(event: CustomerEvent): ProjectionEffect {
       set = { listPurpose: event.data.listPurpose };
       break;
     case 'RiskAssessed': {
-      const assessment = {
+      const assessment: AssessmentRecord = {
         ...event.data.assessment,
         assessedAt: event.occurredAt,
         eventId: event.eventId,

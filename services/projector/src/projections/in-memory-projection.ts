@@ -1,13 +1,13 @@
 import type { Db } from 'mongodb';
 import type { CustomerEvent } from '@crs/contracts';
-import type { CustomerProjectionName } from '@crs/store';
 import {
   projectCustomerEvent,
   type CollectionNames,
   type HistoryDoc,
+  type HistoryName,
   type ProjectionEffect,
 } from './customer-projection';
-import { setPath } from './customer-fold';
+import { setPath, type CustomerWrite } from './customer-fold';
 import { MAX_BULK_OPERATIONS } from './apply-customer-events';
 
 /**
@@ -18,8 +18,8 @@ import { MAX_BULK_OPERATIONS } from './apply-customer-events';
  * replaying event by event against the store.
  */
 export class InMemoryProjection {
-  private readonly customers = new Map<string, Record<string, unknown>>();
-  private readonly history = new Map<CustomerProjectionName, Map<string, HistoryDoc>>();
+  private readonly customers = new Map<string, CustomerWrite>();
+  private readonly history = new Map<HistoryName, Map<string, HistoryDoc>>();
   private readonly keepHistory: boolean;
   events = 0;
 
@@ -52,11 +52,11 @@ export class InMemoryProjection {
   }
 
   async writeTo(db: Db, names: CollectionNames, chunk = MAX_BULK_OPERATIONS): Promise<void> {
-    const write = async (collection: string, docs: Record<string, unknown>[]) => {
+    const write = async (collection: string, docs: { _id: string }[]) => {
       for (let i = 0; i < docs.length; i += chunk) {
         await db
-          .collection<HistoryDoc>(collection)
-          .insertMany(docs.slice(i, i + chunk) as never[], { ordered: false });
+          .collection<{ _id: string }>(collection)
+          .insertMany(docs.slice(i, i + chunk), { ordered: false });
       }
     };
     await write(names.customers, [...this.customers.values()]);
