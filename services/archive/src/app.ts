@@ -2,16 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@crs/runtime';
 import type { OperationTopicEvent } from '@crs/contracts';
 import { AtLeastOnceConsumer, DurablePublisher } from '@crs/messaging';
-import { ProjectionCatalog } from '@crs/store';
+import { ProjectionCatalog, type AlertDoc, type OperationDoc } from '@crs/store';
 import { ServiceHost } from '@crs/host';
 import { resolveSharedDataDir } from '@crs/screening-core';
 import { buildOperationDeciderShell } from './decider/operation-decider-shell';
-import {
-  applyOperationEvent,
-  type AlertDoc,
-  type OperationCollections,
-  type OperationDoc,
-} from './projections/operation-projection';
+import { applyOperationEvent, type OperationCollections } from './projections/operation-projection';
 import { RetroMonitor, retroRunLog } from './retro/retro-monitor';
 import { RetroScheduler } from './retro/retro-scheduler';
 import { loadSanctionsFromDataDir } from './retro/sanctions-index';

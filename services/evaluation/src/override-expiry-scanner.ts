@@ -2,18 +2,16 @@ import type { Collection, Db } from 'mongodb';
 import type { CustomerCommand } from '@crs/contracts';
 import type { DurablePublisher } from '@crs/messaging';
 import type { Counter, Logger } from '@crs/runtime';
-import type { ProjectionCatalog } from '@crs/store';
+import type { CustomerDoc, CustomerOverride, ProjectionCatalog } from '@crs/store';
 import { overrideExpiryCommandId, overrideExpiryKey } from './domain/message-ids';
 
 /** Owned by the evaluation service: override expiries already answered with a re-evaluation. */
 export const HANDLED_OVERRIDE_EXPIRIES = 'evaluation_override_expiries';
 
-interface CustomerRow {
-  _id: string;
-  businessUnit: string;
-  customerExtId: string;
-  override: { expiresAt: string; setAt?: string };
-}
+/** What the scan reads of a customer in the `customers` read model: one whose override has an expiry (the filter). */
+type CustomerRow = Pick<CustomerDoc, '_id' | 'businessUnit' | 'customerExtId'> & {
+  override: CustomerOverride & { expiresAt: string };
+};
 
 /**
  * An override stops applying at its expiresAt, but nothing happens in the customer's stream at that

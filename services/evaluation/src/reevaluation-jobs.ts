@@ -2,7 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import type { CustomerCommand, RiskMatrixActivated } from '@crs/contracts';
 import type { DurablePublisher } from '@crs/messaging';
 import type { Counter, Logger } from '@crs/runtime';
-import { Lease, type LeaseDoc, type ProjectionCatalog } from '@crs/store';
+import { Lease, type CustomerDoc, type LeaseDoc, type ProjectionCatalog } from '@crs/store';
 import { reevaluationCommandId } from './domain/message-ids';
 
 /** Owned by the evaluation service: progress of re-evaluations after matrix activations (resumable). */
@@ -23,12 +23,8 @@ interface JobFields {
 }
 type JobDoc = LeaseDoc<JobFields>;
 
-interface CustomerRow {
-  _id: string;
-  businessUnit: string;
-  customerExtId: string;
-  riskManagementCategory?: string | null;
-}
+/** What a job reads of a customer in the `customers` read model. */
+type CustomerRow = Pick<CustomerDoc, '_id' | 'businessUnit' | 'customerExtId' | 'riskManagementCategory'>;
 
 export interface ReevaluationJobsOptions {
   db: Db;

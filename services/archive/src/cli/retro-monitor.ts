@@ -6,12 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@crs/runtime';
 import { DurablePublisher, setUpMessaging } from '@crs/messaging';
-import { ProjectionCatalog, connectMongo } from '@crs/store';
+import { ProjectionCatalog, connectMongo, type AlertDoc, type OperationDoc } from '@crs/store';
 import { resolveSharedDataDir } from '@crs/screening-core';
 import { loadArchiveConfig } from '../config';
 import { RetroMonitor, retroRunLog } from '../retro/retro-monitor';
 import { loadSanctionsFromDataDir } from '../retro/sanctions-index';
-import type { AlertDoc, OperationDoc } from '../projections/operation-projection';
 
 async function main(): Promise<number> {
   const config = loadArchiveConfig();

@@ -1,51 +1,11 @@
 import type { Db, MongoServerError } from 'mongodb';
 import type { OperationTopicEvent } from '@crs/contracts';
+import type { AlertDoc, OperationDoc } from '@crs/store';
 
 /** Where the two read models of this service live (names resolved through the ProjectionCatalog). */
 export interface OperationCollections {
   operations: string;
   alerts: string;
-}
-
-/** The read model of one operation; `_id` is the stream id `<businessUnit>:<extId>`. */
-export interface OperationDoc {
-  _id: string;
-  businessUnit: string;
-  extId: string;
-  customerExtId: string;
-  type: string;
-  direction: string;
-  amount: number;
-  currency: string;
-  /** Booking date YYYY-MM-DD: the retro-monitoring look-back window applies to it. */
-  date: string;
-  counterparty: { name: string; country: string; account?: string; bank?: string };
-  description?: string | null;
-  revision: number;
-  archived: boolean;
-  archivedAt?: string;
-  archivedBy?: string;
-  /** ISO date-time of the first registration: the reconciliation window applies to it. */
-  registeredAt: string;
-  updatedAt: string;
-  version: number;
-}
-
-export interface AlertDoc {
-  _id: string;
-  kind: 'RETRO_MONITORING';
-  businessUnit: string;
-  operationExtId: string;
-  customerExtId: string;
-  counterpartyName: string;
-  list: string;
-  source?: string;
-  entryId: string;
-  matchedName?: string;
-  score: number;
-  snapshotVersion: string;
-  raisedAt: string;
-  runId?: string;
 }
 
 function isDuplicateKey(err: unknown): boolean {

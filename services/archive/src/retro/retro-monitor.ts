@@ -4,7 +4,7 @@ import type { Logger } from '@crs/runtime';
 import type { RetroMonitoringAlertRaised } from '@crs/contracts';
 import { DEFAULT_THRESHOLD, screen } from '@crs/screening-core';
 import type { DurablePublisher } from '@crs/messaging';
-import type { AlertDoc, OperationDoc } from '../projections/operation-projection';
+import type { AlertDoc, OperationDoc } from '@crs/store';
 import type { SanctionsIndex } from './sanctions-index';
 
 export interface RetroRunSummary {

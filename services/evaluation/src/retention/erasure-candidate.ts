@@ -6,14 +6,14 @@ import {
   type RelationshipDoc,
   type RetentionPolicy,
 } from '@crs/privacy';
+import type { CustomerDoc } from '@crs/store';
 
-/** What the job reads of a customer in the `customers` read model: keys and relationship facts, no personal data. */
-export interface RetentionCustomerDoc extends RelationshipDoc {
-  _id: string;
-  businessUnit: string;
-  customerExtId: string;
-  personalDataErased?: boolean | null;
-}
+/**
+ * What the job reads of a customer in the `customers` read model: keys and relationship facts, no
+ * personal data. The facts may be missing from a document written before they existed.
+ */
+export type RetentionCustomerDoc = Pick<CustomerDoc, '_id' | 'businessUnit' | 'customerExtId'> &
+  Partial<Pick<CustomerDoc, keyof RelationshipDoc | 'personalDataErased'>>;
 
 /** The read-model fields the rule reads (RetentionCustomerDoc): the job reads no other. */
 export const RETENTION_PROJECTION = {
