@@ -10,18 +10,12 @@ import {
 } from '@crs/contracts';
 import { allowedBusinessUnits, requireScope, type Scope, type TokenVerifier } from '@crs/auth';
 import { BrokerUnavailableError, streamKey, topicNames, type DurablePublisher } from '@crs/messaging';
-import type { ProjectionCatalog } from '@crs/store';
+import type { OperationDoc, ProjectionCatalog } from '@crs/store';
 import { assertBusinessUnit, principalOf, type AuthedRequest } from '../http/auth-middleware';
 import { RequestInvalidError, ResourceNotFoundError, ServiceUnavailableError } from '../http/api-error';
 
 /** The fields of the operations read model (owned by the archive service) that these routes read. */
-interface OperationDoc {
-  _id: string;
-  businessUnit: string;
-  extId: string;
-  archived?: boolean;
-  registeredAt?: string;
-}
+type OperationRow = Pick<OperationDoc, '_id' | 'businessUnit' | 'extId' | 'archived' | 'registeredAt'>;
 
 const MAX_PARAM = 255;
 const MAX_RECONCILIATION_ROWS = 10000;
@@ -139,7 +133,7 @@ export function operationRoutes(deps: OperationRouteDeps): Router {
     topicNames(deps.topicPrefix).operationCommands,
     deps.clock,
   );
-  const operations = () => deps.catalog.collection<OperationDoc>('operations');
+  const operations = () => deps.catalog.collection<OperationRow>('operations');
 
   router.delete(
     '/api/integration-services/v1/discard-operations',

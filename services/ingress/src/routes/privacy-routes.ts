@@ -10,7 +10,7 @@ import {
   type CustomerPrivacy,
   type RetentionPolicy,
 } from '@crs/privacy';
-import type { ProjectionCatalog } from '@crs/store';
+import type { CustomerDoc, ProjectionCatalog } from '@crs/store';
 import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
 import {
   ApiError,
@@ -35,16 +35,18 @@ export interface PrivacyRouteDeps {
 export const ERASE_SCOPE = 'customers:erase';
 export const ERASE_OVERRIDE_SCOPE = 'customers:erase:override';
 
-interface CustomerDoc {
-  _id: string;
-  status?: string | null;
-  simplified?: boolean;
-  closingDate?: string | null;
-  statusChangedAt?: string | null;
-  updatedAt?: string;
-  personalDataErased?: boolean;
-  erasure?: { erasedAt?: string };
-}
+/** What the erasure API reads of a customer in the `customers` read model. */
+type ErasureCustomer = Pick<
+  CustomerDoc,
+  | '_id'
+  | 'status'
+  | 'simplified'
+  | 'closingDate'
+  | 'statusChangedAt'
+  | 'updatedAt'
+  | 'personalDataErased'
+  | 'erasure'
+>;
 
 /** docs/privacy.md: 409 while the relationship is open or its retention period runs. */
 class RetentionHoldApiError extends ApiError {
@@ -104,7 +106,7 @@ export function privacyRoutes(deps: PrivacyRouteDeps): Router {
       ]);
     }
     if (!deps.privacy.enabled) throw new ErasureUnavailableError();
-    const customers = await deps.catalog.collection<CustomerDoc>('customers');
+    const customers = await deps.catalog.collection<ErasureCustomer>('customers');
     const doc = await customers.findOne({ businessUnit, customerExtId });
     if (!doc) throw new ResourceNotFoundError('Customer not found');
     if (doc.personalDataErased === true) {

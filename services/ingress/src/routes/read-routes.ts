@@ -2,45 +2,10 @@ import { Router } from 'express';
 import { streamKey, toCloudEvent } from '@crs/contracts';
 import type { TokenVerifier } from '@crs/auth';
 import { allowedBusinessUnits } from '@crs/auth';
-import type { ProjectionCatalog } from '@crs/store';
+import type { CommunicationEventDoc, CustomerDoc, ProjectionCatalog } from '@crs/store';
 import type { CustomerPrivacy } from '@crs/privacy';
 import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
 import { RequestInvalidError, ResourceNotFoundError } from '../http/api-error';
-
-interface CustomerDoc {
-  _id: string;
-  businessUnit: string;
-  customerExtId: string;
-  entityType: string;
-  status?: string | null;
-  simplified?: boolean;
-  version: number;
-  updatedAt?: string;
-  data?: Record<string, unknown>;
-  riskLevel?: string;
-  latestAssessment?: Record<string, unknown> & {
-    eventId?: string;
-    level?: string;
-    source?: string;
-    assessedAt?: string;
-  };
-  screening?: Record<string, unknown>;
-  listPurpose?: string;
-  override?: Record<string, unknown>;
-  personalDataErased?: boolean;
-  erasure?: { erasedAt?: string; source?: string };
-}
-
-interface CommunicationEventDoc {
-  _id: string;
-  businessUnit: string;
-  customerExtId: string;
-  communicationNumber: string;
-  type: string;
-  occurredAt: string;
-  streamVersion: number;
-  data: Record<string, unknown>;
-}
 
 const MAX_PARAM = 255;
 

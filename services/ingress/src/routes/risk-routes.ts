@@ -10,7 +10,7 @@ import {
 } from '@crs/contracts';
 import type { TokenVerifier } from '@crs/auth';
 import { BrokerUnavailableError } from '@crs/messaging';
-import type { ProjectionCatalog } from '@crs/store';
+import type { CustomerDoc, ProjectionCatalog } from '@crs/store';
 import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
 import {
   ApiError,
@@ -71,7 +71,7 @@ export function riskRoutes(deps: RiskRouteDeps): Router {
         },
       ]);
     }
-    const customers = await deps.catalog.collection<{ _id: string; simplified?: boolean }>('customers');
+    const customers = await deps.catalog.collection<Pick<CustomerDoc, '_id' | 'simplified'>>('customers');
     const customer = await customers.findOne(
       { businessUnit: body.businessUnit, customerExtId: body.customerExtId },
       { projection: { _id: 1, simplified: 1 } },
