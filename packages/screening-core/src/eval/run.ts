@@ -62,7 +62,7 @@ function markdown(r: EvaluationReport, bench: BenchmarkFigure[], generatedAt: st
     ),
     `| **all** | ${r.perturbations.cases} | ${pct(r.perturbations.recallTyped)} | ${pct(r.perturbations.recallUntyped)} |`,
     '',
-    "Rules of the suite (perturbations.ts): typos go into words of 4+ letters, and a word takes both of two typos only with 8+ letters (TYPO_MIN_LETTERS, TWO_TYPOS_SAME_WORD_MIN_LETTERS): one typo in a three-letter word usually makes another name. Middle names dropped and initials are drawn from names without titles and particles (around them the generator kept a particle instead of the family name: `AL Khaled` for `AL ATHARI, Khaled`). The same kinds under the suite's first rules (typos in any word of 3+ letters, both may hit one word; every name), for comparison:",
+    "Rules of the suite (perturbations.ts, the edits in name-edits.ts): typos go into words of 4+ letters, and a word takes both of two typos only with 8+ letters (TYPO_MIN_LETTERS, TWO_TYPOS_SAME_WORD_MIN_LETTERS): one typo in a three-letter word usually makes another name. Middle names dropped and initials are drawn from names without titles and particles (around them the generator kept a particle instead of the family name: `AL Khaled` for `AL ATHARI, Khaled`). The same kinds under the suite's first rules (typos in any word of 3+ letters, both may hit one word; every name), for comparison:",
     '',
     '| Kind (first rule) | Cases | Recall with type | Recall without type |',
     '|---|---|---|---|',
