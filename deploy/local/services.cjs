@@ -211,8 +211,10 @@ async function startService(name, { env = {}, timeoutMs = 90000, namespace = '' 
       env: await baseEnv({
         SERVICE_NAME: name,
         ...ns.env,
-        // The ingress forwards /api/screening/* to the screening service of the same namespace.
+        // The ingress forwards /api/screening/* and /api/callbacks/* to the screening and callback
+        // services of the same namespace.
         SCREENING_API_URL: `http://127.0.0.1:${SERVICES.screening.port + ns.portOffset}`,
+        CALLBACK_API_URL: `http://127.0.0.1:${SERVICES.callback.port + ns.portOffset}`,
         [spec.healthPortVar]: String(port),
         ...env,
       }),

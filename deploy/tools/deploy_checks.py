@@ -8,13 +8,15 @@ Every subcommand prints what it checked and exits non-zero with the list of prob
                                  values.schema.json declares exactly the keys of values.yaml
   readme   CHART [--write]       the README parameter tables match the @param comments
   manifests RENDERED.yaml...     security context, /tmp, probes, resources on every workload;
-                                 the ingress reaches the screening API (SCREENING_API_URL at the
-                                 screening Service, NetworkPolicies admit it, screening has auth)
+                                 the ingress reaches the screening and callback APIs
+                                 (SCREENING_API_URL, CALLBACK_API_URL at their Services,
+                                 NetworkPolicies admit it, both services have auth)
   rules    RENDERED.yaml DOC     PrometheusRule expressions use known metrics; every alert has
                                  a section in the runbook DOC
   dashboard DASHBOARD.json       JSON parses; every query uses known metrics
   compose  RESOLVED.yaml         published ports bind to 127.0.0.1; services have healthchecks;
-                                 the ingress's SCREENING_API_URL points at the screening service
+                                 the ingress's SCREENING_API_URL and CALLBACK_API_URL point at
+                                 the screening and callback services
 """
 from __future__ import annotations
 
@@ -241,8 +243,11 @@ def cmd_manifests(paths) -> int:
                     problem(f"{where}: args {c.get('args')} do not start with the service name")
         if kind == "Job" and pod["containers"][0].get("args") != ["admin", "init"]:
             problem(f"Job/{name}: does not run `admin init`")
-    check_screening_route(docs)
-    return done(f"security context, /tmp, probes and resources of {workloads} workloads; ingress reaches screening")
+    for target, var in API_ROUTES.items():
+        check_api_route(docs, target, var)
+    return done(
+        f"security context, /tmp, probes and resources of {workloads} workloads; ingress reaches screening and callback"
+    )
 
 
 def component(doc) -> str | None:
@@ -258,47 +263,52 @@ def matches(selector: dict, labels: dict) -> bool:
     return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
 
 
-def check_screening_route(docs) -> None:
-    """The ingress forwards /api/screening/* to SCREENING_API_URL (services/ingress/src/config.ts);
-    without it the ingress falls back to 127.0.0.1 and every screening API call fails in a cluster."""
+# The services whose HTTP API (on their health port) the ingress forwards to, and the ingress setting
+# that names it (services/ingress/src/config.ts).
+API_ROUTES = {"screening": "SCREENING_API_URL", "callback": "CALLBACK_API_URL"}
+
+
+def check_api_route(docs, target: str, var: str) -> None:
+    """The ingress forwards /api/screening/* to SCREENING_API_URL and /api/callbacks/* to CALLBACK_API_URL;
+    without them it falls back to 127.0.0.1 and every such API call fails in a cluster."""
     deployments = {component(d): d for d in docs if d["kind"] == "Deployment"}
-    ingress, screening = deployments.get("ingress"), deployments.get("screening")
-    if not ingress or not screening:
+    ingress, api = deployments.get("ingress"), deployments.get(target)
+    if not ingress or not api:
         return
-    services = [d for d in docs if d["kind"] == "Service" and component(d) == "screening"]
+    services = [d for d in docs if d["kind"] == "Service" and component(d) == target]
     if len(services) != 1:
-        problem(f"expected one screening Service, found {len(services)}")
+        problem(f"expected one {target} Service, found {len(services)}")
         return
     svc = services[0]
-    pod_labels = screening["spec"]["template"]["metadata"]["labels"]
+    pod_labels = api["spec"]["template"]["metadata"]["labels"]
     if not matches(svc["spec"].get("selector", {}), pod_labels):
-        problem(f"Service/{svc['metadata']['name']} does not select the screening pods")
+        problem(f"Service/{svc['metadata']['name']} does not select the {target} pods")
     ns = svc["metadata"].get("namespace")
     hosts = {svc["metadata"]["name"]} | ({f"{svc['metadata']['name']}.{ns}", f"{svc['metadata']['name']}.{ns}.svc",
                                           f"{svc['metadata']['name']}.{ns}.svc.cluster.local"} if ns else set())
-    url = env_of(ingress).get("SCREENING_API_URL")
+    url = env_of(ingress).get(var)
     m = re.fullmatch(r"http://([^:/]+):(\d+)/?", url or "")
     if not m:
-        problem(f"Deployment/{ingress['metadata']['name']}: SCREENING_API_URL is {url!r}, not http://<screening Service>:<port>")
+        problem(f"Deployment/{ingress['metadata']['name']}: {var} is {url!r}, not http://<{target} Service>:<port>")
         return
     host, port = m.group(1), int(m.group(2))
     if host not in hosts:
-        problem(f"SCREENING_API_URL host {host} is not the screening Service {svc['metadata']['name']}")
+        problem(f"{var} host {host} is not the {target} Service {svc['metadata']['name']}")
     svc_port = next((p for p in svc["spec"]["ports"] if p["port"] == port), None)
     if not svc_port:
-        problem(f"SCREENING_API_URL port {port} is not a port of Service/{svc['metadata']['name']}")
+        problem(f"{var} port {port} is not a port of Service/{svc['metadata']['name']}")
         return
-    # The Service port must lead to the container port the screening API listens on (HEALTH_PORT).
-    container = screening["spec"]["template"]["spec"]["containers"][0]
-    target = svc_port.get("targetPort", port)
-    cport = next((p for p in container.get("ports", []) if target in (p.get("name"), p["containerPort"])), None)
-    screening_env = env_of(screening)
+    # The Service port must lead to the container port the API listens on (HEALTH_PORT).
+    container = api["spec"]["template"]["spec"]["containers"][0]
+    target_port = svc_port.get("targetPort", port)
+    cport = next((p for p in container.get("ports", []) if target_port in (p.get("name"), p["containerPort"])), None)
+    api_env = env_of(api)
     if not cport:
-        problem(f"Service/{svc['metadata']['name']} targetPort {target} is not a port of the screening container")
-    elif str(cport["containerPort"]) != str(screening_env.get("HEALTH_PORT")):
-        problem(f"screening listens on HEALTH_PORT {screening_env.get('HEALTH_PORT')}, the Service targets {cport['containerPort']}")
-    if not (screening_env.get("AUTH_JWKS_URL") or screening_env.get("AUTH_JWKS_FILE")):
-        problem("screening has neither AUTH_JWKS_URL nor AUTH_JWKS_FILE: it refuses to start")
+        problem(f"Service/{svc['metadata']['name']} targetPort {target_port} is not a port of the {target} container")
+    elif str(cport["containerPort"]) != str(api_env.get("HEALTH_PORT")):
+        problem(f"{target} listens on HEALTH_PORT {api_env.get('HEALTH_PORT')}, the Service targets {cport['containerPort']}")
+    if not (api_env.get("AUTH_JWKS_URL") or api_env.get("AUTH_JWKS_FILE")):
+        problem(f"{target} has neither AUTH_JWKS_URL nor AUTH_JWKS_FILE: it refuses to start")
 
     ingress_labels = ingress["spec"]["template"]["metadata"]["labels"]
     names = {cport["name"], cport["containerPort"]} if cport else set()
@@ -313,7 +323,7 @@ def check_screening_route(docs) -> None:
                 for r in spec.get("ingress", [])
             )
             if not admitted:
-                problem(f"NetworkPolicy/{pol['metadata']['name']} does not admit the ingress pods to the screening port")
+                problem(f"NetworkPolicy/{pol['metadata']['name']} does not admit the ingress pods to the {target} port")
         if matches(selected, ingress_labels) and "Egress" in spec.get("policyTypes", []):
             allowed = any(
                 (not r.get("ports") or any(p.get("port") in names for p in r["ports"]))
@@ -322,7 +332,7 @@ def check_screening_route(docs) -> None:
                 for r in spec.get("egress", [])
             )
             if not allowed:
-                problem(f"NetworkPolicy/{pol['metadata']['name']} does not let the ingress reach the screening port")
+                problem(f"NetworkPolicy/{pol['metadata']['name']} does not let the ingress reach the {target} port")
 
 
 # ---------------------------------------------------------------- PromQL metric names
@@ -441,15 +451,19 @@ def cmd_compose(resolved: Path) -> int:
         if not restart_once and not svc.get("healthcheck"):
             problem(f"service {name}: no healthcheck")
     services = model.get("services", {})
-    if "ingress" in services and "screening" in services:
-        screening_env = services["screening"].get("environment") or {}
-        url = (services["ingress"].get("environment") or {}).get("SCREENING_API_URL")
-        want = f"http://screening:{screening_env.get('HEALTH_PORT')}"
+    for target, var in API_ROUTES.items():
+        if "ingress" not in services or target not in services:
+            continue
+        api_env = services[target].get("environment") or {}
+        url = (services["ingress"].get("environment") or {}).get(var)
+        want = f"http://{target}:{api_env.get('HEALTH_PORT')}"
         if (url or "").rstrip("/") != want:
-            problem(f"service ingress: SCREENING_API_URL is {url!r}, want {want!r} (the screening service's API port)")
-        if not (screening_env.get("AUTH_JWKS_URL") or screening_env.get("AUTH_JWKS_FILE")):
-            problem("service screening: neither AUTH_JWKS_URL nor AUTH_JWKS_FILE: it refuses to start")
-    return done(f"{resolved}: {len(services)} services, loopback-only ports, healthchecks, ingress reaches screening")
+            problem(f"service ingress: {var} is {url!r}, want {want!r} (the {target} service's API port)")
+        if not (api_env.get("AUTH_JWKS_URL") or api_env.get("AUTH_JWKS_FILE")):
+            problem(f"service {target}: neither AUTH_JWKS_URL nor AUTH_JWKS_FILE: it refuses to start")
+    return done(
+        f"{resolved}: {len(services)} services, loopback-only ports, healthchecks, ingress reaches screening and callback"
+    )
 
 
 def main(argv: list[str]) -> int:

@@ -1,14 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { MongoClient } from 'mongodb';
 import type { JWK } from 'jose';
-import {
-  Health,
-  createMetricsRegistry,
-  startHealthServer,
-  type HealthServer,
-  type Logger,
-} from '@crs/runtime';
-import type { CustomerEvent } from '@crs/contracts';
+import { Health, createMetricsRegistry, type HealthServer, type Logger } from '@crs/runtime';
+import { createTokenVerifier } from '@crs/auth';
+import { createValidators, type CustomerEvent } from '@crs/contracts';
 import { AtLeastOnceConsumer, setUpMessaging } from '@crs/messaging';
 import {
   DeliveryStore,
@@ -25,6 +20,8 @@ import { deliveriesOf } from './deliveries-of';
 import { DeliverySlots } from './delivery-slots';
 import { Dispatcher } from './dispatcher';
 import { currentUrlOf, parseRouting, type CallbackRouting } from './domain/routing';
+import { startCallbackHttp } from './http/callback-http';
+import { RedeliveryApi } from './http/redelivery-api';
 import { QueuedLanes } from './queued-lanes';
 import type { CallbackConfig } from './config';
 
@@ -44,6 +41,7 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
   let client: MongoClient | undefined;
   let watchdog: MongoWatchdog | undefined;
   let server: HealthServer | undefined;
+  let api: RedeliveryApi | undefined;
 
   const routing: CallbackRouting = parseRouting(
     config.CALLBACK_ENDPOINTS ||
@@ -54,11 +52,13 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
   return {
     healthPort: () => server?.port ?? 0,
     async start() {
-      server = await startHealthServer({
+      server = await startCallbackHttp({
         health,
         metrics,
+        logger,
         port: config.HEALTH_PORT,
         host: config.HEALTH_HOST,
+        api: () => api,
       });
       const mongo = await connectMongo(config, metrics);
       client = mongo.client;
@@ -72,6 +72,17 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
       const restored = await store.restoreQueue();
       if (restored > 0) logger.info({ restored }, 'pending callbacks put back in the queue');
       const clock = () => new Date();
+      // The delivery log and redelivery, forwarded by the ingress (/api/callbacks/*: decision 0026).
+      api = new RedeliveryApi({
+        verifier: createTokenVerifier({
+          ...(config.AUTH_JWKS_URL ? { jwksUrl: config.AUTH_JWKS_URL } : { jwksFile: config.AUTH_JWKS_FILE }),
+          issuer: config.AUTH_ISSUER,
+          audience: config.AUTH_AUDIENCE,
+        }),
+        validators: createValidators(),
+        store,
+        clock,
+      });
       const deliveryMetrics = createCallbackMetrics(metrics);
       sender = new CallbackSender({
         signingKey,

@@ -41,9 +41,17 @@ const spec = {
     default: 10000,
     desc: 'an endpoint that needed a handover is served from the queue for this long',
   }),
+  // The redelivery API on the health port verifies the same tokens as the ingress (decision 0026).
+  AUTH_JWKS_URL: str({ default: '' }),
+  AUTH_JWKS_FILE: str({ default: '' }),
+  AUTH_ISSUER: str({ default: 'http://127.0.0.1:8080/local-issuer' }),
+  AUTH_AUDIENCE: str({ default: 'crs-api' }),
 };
 
 export function loadCallbackConfig(env: NodeJS.ProcessEnv = process.env) {
-  return loadConfig(spec, env);
+  const config = loadConfig(spec, env);
+  if (!config.AUTH_JWKS_URL && !config.AUTH_JWKS_FILE)
+    throw new Error('invalid configuration: set AUTH_JWKS_URL or AUTH_JWKS_FILE');
+  return config;
 }
 export type CallbackConfig = ReturnType<typeof loadCallbackConfig>;

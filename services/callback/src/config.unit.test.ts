@@ -9,7 +9,7 @@ function retrySpanSec(maxAttempts: number, baseMs: number, maxMs: number, random
 }
 
 describe('callback retry defaults', () => {
-  const config = loadCallbackConfig({ CALLBACK_SIGNING_KEY_FILE: '/dev/null' });
+  const config = loadCallbackConfig({ CALLBACK_SIGNING_KEY_FILE: '/dev/null', AUTH_JWKS_FILE: '/dev/null' });
 
   it('outlast a receiver that is down for an hour, even with the shortest jitter (docs/callbacks.md)', () => {
     const { CALLBACK_MAX_ATTEMPTS: n, CALLBACK_BACKOFF_BASE_MS: base, CALLBACK_BACKOFF_MAX_MS: cap } = config;

@@ -2,7 +2,7 @@ import express, { type Express, type Request } from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import type { Db, MongoClient } from 'mongodb';
+import type { MongoClient } from 'mongodb';
 import {
   Counter,
   Gauge,
@@ -83,14 +83,20 @@ export function buildIngress(
       this.set(gateway?.unreleasedCount() ?? 0);
     },
   });
+  new Gauge({
+    name: 'reservations_unrecorded',
+    help: 'communicationNumber reservations of acknowledged requests whose publication record is still being written',
+    registers: [metrics],
+    collect() {
+      this.set(gateway?.unrecordedCount() ?? 0);
+    },
+  });
 
   const build = (deps: {
     gateway: CommandGateway;
     classifiers: ClassifierStore;
     catalog: ProjectionCatalog;
     verifier: ReturnType<typeof createTokenVerifier>;
-    /** The callback service's database: its delivery log and queue (read and redelivery routes). */
-    callbackDb: Db;
     privacy: CustomerPrivacy;
   }): Express => {
     const app = express();
@@ -195,7 +201,17 @@ export function buildIngress(
         retryAfterSeconds: config.RETRY_AFTER_SECONDS,
       }),
     );
-    app.use(callbackRoutes({ verifier: deps.verifier, db: deps.callbackDb, validators, clock }));
+    app.use(
+      callbackRoutes({
+        verifier: deps.verifier,
+        validators,
+        callbackApi: {
+          url: config.CALLBACK_API_URL,
+          timeoutMs: 10000,
+          retryAfterSeconds: config.RETRY_AFTER_SECONDS,
+        },
+      }),
+    );
     app.use(
       operationRoutes({
         verifier: deps.verifier,
@@ -276,29 +292,22 @@ export function buildIngress(
             { err, pending },
             'releasing a communicationNumber reservation failed; retrying in the background',
           ),
+        onRecordFailed: (err, pending) =>
+          logger.warn(
+            { err, pending },
+            'recording a published communicationNumber reservation failed; retrying in the background',
+          ),
         orphanAfterMs: config.RESERVATION_ORPHAN_AFTER_SEC * 1000,
-        used: async (businessUnit, communicationNumber) => {
-          const events = await catalog.collection<{ _id: string }>('communication_events');
-          const found = await events.findOne(
-            { businessUnit, communicationNumber },
-            { projection: { _id: 1 } },
-          );
-          return found !== null;
-        },
         onReclaimed: (key) => {
           reclaimed.inc();
           // The key is the business unit and the communicationNumber: technical identifiers.
           logger.info({ key }, 'orphan communicationNumber reservation reclaimed by a retry');
         },
       });
-      const app = build({
-        gateway,
-        classifiers,
-        catalog,
-        verifier,
-        callbackDb: ownDb('callback'),
-        privacy,
-      });
+      // Reservations made before the publication record count as published (decision 0026), before any request.
+      const recorded = await gateway.recordEarlierReservations();
+      if (recorded > 0) logger.info({ recorded }, 'earlier reservations recorded as published');
+      const app = build({ gateway, classifiers, catalog, verifier, privacy });
       health.addReadinessCheck('mongo', () => watchdog!.ping());
       health.addReadinessCheck('kafka', () => publisher?.isConnected() ?? false);
       server = createServer(app);

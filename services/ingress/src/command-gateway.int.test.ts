@@ -2,10 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient, type Db } from 'mongodb';
 import { createLogger } from '@crs/runtime';
-import { BrokerUnavailableError, DurablePublisher, setUpMessaging, type Messaging } from '@crs/messaging';
+import {
+  BrokerUnavailableError,
+  DurablePublisher,
+  setUpMessaging,
+  type Messaging,
+  type OutgoingMessage,
+} from '@crs/messaging';
 import { OwnedCollections } from '@crs/store';
 import { TcpProxy, messagingSettingsFromEnv } from '@crs/testing';
-import { CommandGateway, type PendingCommand } from './command-gateway';
+import { CommandGateway, type CommandGatewayOptions, type PendingCommand } from './command-gateway';
+import { PublishedReservations } from './reservations/publication-record';
 
 /**
  * The communicationNumber reservation when the store fails while a request fails: on the real broker
@@ -47,7 +54,11 @@ describe('CommandGateway: reservations of failed requests', () => {
   });
 
   /** A gateway on the proxied store, publishing to `topic` (a topic that does not exist makes publishing fail). */
-  async function gateway(topic: string, releaseRetryMs: number): Promise<CommandGateway> {
+  async function gateway(
+    topic: string,
+    releaseRetryMs: number,
+    options: CommandGatewayOptions & { publisher?: DurablePublisher } = {},
+  ): Promise<CommandGateway> {
     // A publish to a missing topic fails by the 2 s ack timeout; kafkajs keeps retrying behind it, so
     // its retries are bounded (about 3 s) and afterAll waits them out.
     const kafka = topic.endsWith('.missing')
@@ -58,11 +69,12 @@ describe('CommandGateway: reservations of failed requests', () => {
           logLevel: logLevel.NOTHING,
         })
       : messaging.kafka;
-    const publisher = new DurablePublisher(kafka, messaging.serde, 2000);
+    const { publisher = new DurablePublisher(kafka, messaging.serde, 2000), ...rest } = options;
     publishers.push(publisher);
     const g = new CommandGateway(proxiedDb, publisher, topic, () => new Date(), {
       releaseRetryMs,
       releaseRetryMaxMs: releaseRetryMs,
+      ...rest,
     });
     gateways.push(g);
     return g;
@@ -72,6 +84,31 @@ describe('CommandGateway: reservations of failed requests', () => {
     directDb
       .collection<{ _id: string; commandId: string }>(OwnedCollections.reservations)
       .findOne({ _id: CommandGateway.key('DEMO', communicationNumber) });
+
+  const recorded = async (communicationNumber: string) =>
+    (await directDb
+      .collection<{ _id: string }>(PublishedReservations)
+      .findOne({ _id: CommandGateway.key('DEMO', communicationNumber) })) !== null;
+
+  /** Sets a reservation's age back, as if its attempt were long gone. */
+  const age = (communicationNumber: string, db: Db = directDb) =>
+    db
+      .collection<{ _id: string; reservedAt: Date }>(OwnedCollections.reservations)
+      .updateOne(
+        { _id: CommandGateway.key('DEMO', communicationNumber) },
+        { $set: { reservedAt: new Date(Date.now() - 3600_000) } },
+      );
+
+  /** What an ingress killed between reserving and publishing leaves: an old reservation, never recorded. */
+  const leftByDeadAttempt = (communicationNumber: string, db: Db = directDb) =>
+    db.collection(OwnedCollections.reservations).insertOne({
+      _id: CommandGateway.key('DEMO', communicationNumber) as never,
+      businessUnit: 'DEMO',
+      communicationNumber,
+      customerExtId: `C-${communicationNumber}`,
+      reservedAt: new Date(Date.now() - 3600_000),
+      commandId: randomUUID(),
+    });
 
   async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
@@ -268,5 +305,94 @@ describe('CommandGateway: reservations of failed requests', () => {
     expect((await reservation('grp-held'))?.commandId).toBe(heldBy);
     expect(failing.unreleasedCount()).toBe(0);
     expect(await working.submit([item('grp-2'), item('grp-3')])).toEqual([{ ok: true }, { ok: true }]);
+  });
+
+  describe('the publication record: which reservations Kafka acknowledged (decision 0026)', () => {
+    const ORPHAN_AFTER_MS = 60_000;
+
+    it('an acknowledged request is recorded before its answer, and its reservation is never an orphan', async () => {
+      const g = await gateway(messaging.topics.customerCommands, 300, { orphanAfterMs: ORPHAN_AFTER_MS });
+      expect(await g.submit([item('rec-used')])).toEqual([{ ok: true }]);
+      expect(await recorded('rec-used')).toBe(true);
+      await age('rec-used');
+      // However old, the same customer's retry is refused: its command is in the log.
+      expect(await g.isUsed('DEMO', 'rec-used', 'C-rec-used')).toBe(true);
+      expect(await g.submit([item('rec-used')])).toEqual([{ ok: false, reason: 'USED' }]);
+    });
+
+    it('an old reservation never recorded is reclaimed by a retry of its customer only', async () => {
+      const reclaimed: string[] = [];
+      const g = await gateway(messaging.topics.customerCommands, 300, {
+        orphanAfterMs: ORPHAN_AFTER_MS,
+        onReclaimed: (key) => reclaimed.push(key),
+      });
+      await leftByDeadAttempt('rec-lost');
+      const before = await commandsInLog();
+      const otherCustomer = { ...item('rec-lost'), customerExtId: 'C-someone-else' };
+      expect(await g.submit([otherCustomer])).toEqual([{ ok: false, reason: 'USED' }]);
+      expect(await g.isUsed('DEMO', 'rec-lost', 'C-rec-lost')).toBe(false);
+      expect(await g.submit([item('rec-lost')])).toEqual([{ ok: true }]);
+      expect(reclaimed).toEqual([CommandGateway.key('DEMO', 'rec-lost')]);
+      expect(await commandsInLog()).toBe(before + 1);
+      expect(await recorded('rec-lost')).toBe(true);
+      // A young reservation never recorded (an attempt that may still be publishing) stands.
+      await directDb
+        .collection(OwnedCollections.reservations)
+        .updateOne(
+          { _id: CommandGateway.key('DEMO', 'rec-lost') as never },
+          { $set: { reservedAt: new Date() } },
+        );
+      await directDb
+        .collection(PublishedReservations)
+        .deleteOne({ _id: CommandGateway.key('DEMO', 'rec-lost') as never });
+      expect(await g.submit([item('rec-lost')])).toEqual([{ ok: false, reason: 'USED' }]);
+    });
+
+    it('a record that fails after the acknowledgement does not fail the request: it is written in the background', async () => {
+      /** Acknowledged by Kafka, then the store goes away before the record is written. */
+      class CutAfterAck extends DurablePublisher {
+        override async publish(messages: OutgoingMessage[]): Promise<void> {
+          await super.publish(messages);
+          proxy.cut();
+        }
+      }
+      const failures: number[] = [];
+      const g = await gateway(messaging.topics.customerCommands, 300, {
+        publisher: new CutAfterAck(messaging.kafka, messaging.serde, 2000),
+        orphanAfterMs: ORPHAN_AFTER_MS,
+        onRecordFailed: (_err, pending) => failures.push(pending),
+      });
+      expect(await g.submit([item('rec-late')])).toEqual([{ ok: true }]);
+      expect(failures).toEqual([1]);
+      expect(g.unrecordedCount()).toBe(1);
+      expect(await recorded('rec-late')).toBe(false);
+      proxy.restore();
+      await age('rec-late');
+      // Until the record is written, this process knows the command was acknowledged.
+      expect(await g.isUsed('DEMO', 'rec-late', 'C-rec-late')).toBe(true);
+      await until('the background record', () => recorded('rec-late'));
+      await until('the pending records to empty', async () => g.unrecordedCount() === 0);
+    });
+
+    it('reservations made before the record count as published, recorded once before the first request', async () => {
+      const db = proxied.db(`${directDb.databaseName}_earlier`);
+      try {
+        for (const n of ['early-1', 'early-2', 'early-3']) await leftByDeadAttempt(n, db);
+        const publisher = new DurablePublisher(messaging.kafka, messaging.serde, 2000);
+        publishers.push(publisher);
+        const g = new CommandGateway(db, publisher, messaging.topics.customerCommands, () => new Date(), {
+          orphanAfterMs: ORPHAN_AFTER_MS,
+        });
+        gateways.push(g);
+        expect(await g.recordEarlierReservations()).toBe(3);
+        expect(await g.recordEarlierReservations()).toBe(0);
+        expect(await g.submit([item('early-1')])).toEqual([{ ok: false, reason: 'USED' }]);
+        // A reservation left after that pass is judged by the record: never recorded, so reclaimed.
+        await leftByDeadAttempt('early-4', db);
+        expect(await g.submit([item('early-4')])).toEqual([{ ok: true }]);
+      } finally {
+        await db.dropDatabase();
+      }
+    });
   });
 });

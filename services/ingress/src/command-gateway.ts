@@ -3,15 +3,10 @@ import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
 import { OwnedCollections, accountsForEvery } from '@crs/store';
 import { streamKey, type DurablePublisher } from '@crs/messaging';
 import type { CustomerCommand, CustomerCommandData, CustomerCommandType } from '@crs/contracts';
-
-interface ReservationDoc {
-  _id: string;
-  businessUnit: string;
-  communicationNumber: string;
-  customerExtId: string;
-  reservedAt: Date;
-  commandId: string;
-}
+import { isOrphan } from './reservations/orphan-rule';
+import { PublicationRecord } from './reservations/publication-record';
+import { reservationKey, type ReservationDoc } from './reservations/reservation';
+import { ReservationReleases, type HeldReservation } from './reservations/reservation-releases';
 
 export interface PendingCommand {
   type: CustomerCommandType;
@@ -31,6 +26,11 @@ interface Attempt {
   item: PendingCommand;
   commandId: string;
 }
+
+const heldBy = ({ item, commandId }: Attempt): HeldReservation => ({
+  key: reservationKey(item.businessUnit, item.communicationNumber),
+  commandId,
+});
 
 /** What a request of a group reserved: its outcome per item and the attempts to publish. */
 interface Reserved {
@@ -53,34 +53,31 @@ function hasWriteConcernError(err: MongoBulkWriteError): boolean {
 /**
  * What the ingress must answer synchronously: the communicationNumber is reserved under a unique key
  * (unique per business unit across every write endpoint), then the command is published with acks
- * from all in-sync replicas. If publishing fails the reservation is released, so a retry is possible
- * and nothing was acknowledged that Kafka does not hold.
+ * from all in-sync replicas, and the reservation is recorded as published before the client is
+ * answered. If publishing fails the reservation is released, so a retry is possible and nothing was
+ * acknowledged that Kafka does not hold.
  *
- * A release can fail too: the store may be down at that moment, or the reservation insert may have
- * reached the store although the driver reported an error. Such a reservation would refuse the
- * client's retry with O001 for a request we never acknowledged. So a failed release is remembered and
- * retried in the background with backoff until the store answers, and a retry that meets a
- * reservation still waiting for release releases it at once and proceeds. Only a reservation carrying
- * this attempt's commandId is deleted (read by `_id`, then deleted by `_id`: docs/decisions/0008).
+ * A release can fail too (`ReservationReleases`): a failed release is retried in the background, and a
+ * retry that meets a reservation still waiting for release releases it at once and proceeds. A
+ * reservation left by an attempt that died before answering is reclaimed by a retry of the same
+ * customer once it is old enough and not recorded as published (`isOrphan`, `PublicationRecord`,
+ * docs/decisions/0026).
  */
 export interface CommandGatewayOptions {
-  /** First wait before a failed release is tried again; doubles up to `releaseRetryMaxMs`. */
+  /** First wait before a failed release (or publication record) is tried again; doubles up to `releaseRetryMaxMs`. */
   releaseRetryMs?: number;
   releaseRetryMaxMs?: number;
   /** Told about each reservation whose release failed and is kept for the background retry. */
   onReleaseFailed?: (err: unknown, pending: number) => void;
+  /** Told about each acknowledged reservation whose publication record could not be written yet. */
+  onRecordFailed?: (err: unknown, pending: number) => void;
   /**
-   * A reservation older than this whose communicationNumber is on no event is an orphan: its attempt died
-   * between reserving and answering (an ingress killed mid-request, whose process forgot what it must
-   * release). A retry of the same customer reclaims it instead of getting O001. 0 or unset: never (then
-   * `used` is not needed).
+   * A reservation older than this whose command Kafka never acknowledged (none is recorded as published)
+   * is an orphan: its attempt died between reserving and answering (an ingress killed mid-request, whose
+   * process forgot what it must release). A retry of the same customer reclaims it instead of getting
+   * O001. 0 or unset: never.
    */
   orphanAfterMs?: number;
-  /**
-   * Whether any event in the log's projection carries this communicationNumber of the business unit: a
-   * request that reached the decider (applied, rejected or a repeat of another) leaves one.
-   */
-  used?: (businessUnit: string, communicationNumber: string) => Promise<boolean>;
   /** Told about each orphan a retry reclaimed (its key: business unit and communicationNumber). */
   onReclaimed?: (key: string) => void;
   /**
@@ -101,12 +98,8 @@ export interface CommandGatewayOptions {
 
 export class CommandGateway {
   private readonly reservations: Collection<ReservationDoc>;
-  /** Reservations this process must still release: key → the commandId of the failed attempt. */
-  private readonly unreleased = new Map<string, string>();
-  private retryTimer: NodeJS.Timeout | undefined;
-  private retryDelayMs: number;
-  private readonly releaseRetryMs: number;
-  private readonly releaseRetryMaxMs: number;
+  private readonly releases: ReservationReleases;
+  private readonly published: PublicationRecord;
   private readonly groupWindowMs: number;
   private readonly maxGroupItems: number;
   private readonly queue: QueuedSubmit[] = [];
@@ -121,27 +114,44 @@ export class CommandGateway {
     private readonly options: CommandGatewayOptions = {},
   ) {
     this.reservations = db.collection<ReservationDoc>(OwnedCollections.reservations);
-    this.releaseRetryMs = options.releaseRetryMs ?? 1000;
-    this.releaseRetryMaxMs = options.releaseRetryMaxMs ?? 30000;
-    this.retryDelayMs = this.releaseRetryMs;
+    const retryMs = options.releaseRetryMs ?? 1000;
+    const retryMaxMs = options.releaseRetryMaxMs ?? 30000;
+    this.releases = new ReservationReleases(this.reservations, retryMs, retryMaxMs, options.onReleaseFailed);
+    this.published = new PublicationRecord(db, clock, {
+      retryMs,
+      retryMaxMs,
+      ...(options.onRecordFailed ? { onRecordFailed: options.onRecordFailed } : {}),
+    });
     this.groupWindowMs = options.groupWindowMs ?? 1;
     this.maxGroupItems = options.maxGroupItems ?? 2000;
   }
 
   /** Reservations whose release failed and is still being retried (a gauge for operators). */
   unreleasedCount(): number {
-    return this.unreleased.size;
+    return this.releases.count();
   }
 
-  /** Stops the background release retry (shutdown); reservations still held stay in the store. */
+  /** Acknowledged reservations whose publication record is still being written (a gauge for operators). */
+  unrecordedCount(): number {
+    return this.published.pendingCount();
+  }
+
+  /**
+   * Once per database, before the first request: records the reservations of releases before the
+   * publication record as published, so none of them is taken for an orphan (docs/decisions/0026).
+   */
+  recordEarlierReservations(): Promise<number> {
+    return this.published.recordEarlier(this.reservations);
+  }
+
+  /** Stops the background retries (shutdown); reservations still held stay in the store. */
   close(): void {
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = undefined;
+    this.releases.close();
+    this.published.close();
   }
 
   static key(businessUnit: string, communicationNumber: string): string {
-    // A separator that cannot occur in a JSON string key collision: lengths are prefixed.
-    return `${businessUnit.length}:${businessUnit}:${communicationNumber}`;
+    return reservationKey(businessUnit, communicationNumber);
   }
 
   async isUsed(businessUnit: string, communicationNumber: string, customerExtId: string): Promise<boolean> {
@@ -150,7 +160,7 @@ export class CommandGateway {
     const key = CommandGateway.key(businessUnit, communicationNumber);
     const doc = await this.reservations.findOne({ _id: key });
     // A reservation waiting for its release belongs to an attempt that was never acknowledged.
-    if (doc === null || this.unreleased.get(key) === doc.commandId) return false;
+    if (doc === null || this.releases.waiting(key) === doc.commandId) return false;
     return !(await this.isOrphan(doc, customerExtId));
   }
 
@@ -216,7 +226,9 @@ export class CommandGateway {
         await Promise.all(
           group.map((request, i) => {
             const mine = reserved[i];
-            return mine ? this.release(mine.attempts).finally(() => request.reject(err)) : undefined;
+            return mine
+              ? this.releases.release(mine.attempts.map(heldBy)).finally(() => request.reject(err))
+              : undefined;
           }),
         );
         return;
@@ -300,7 +312,7 @@ export class CommandGateway {
       if (failed.has(r)) {
         // The insert may have reached the store although the driver reported an error: release it too.
         result.push(null);
-        void this.release(mine).finally(() => request.reject(failed.get(r)));
+        void this.releases.release(mine.map(heldBy)).finally(() => request.reject(failed.get(r)));
         continue;
       }
       result.push({ outcomes: indexes.map((i) => (used.has(i) ? USED : RESERVED)), attempts: mine });
@@ -332,10 +344,13 @@ export class CommandGateway {
         }),
       );
     } catch (err) {
-      await this.release(reserved);
+      await this.releases.release(reserved.map(heldBy));
       request.reject(err);
       return;
     }
+    // Recorded before the answer, so a reservation of an acknowledged request is never an orphan; the
+    // record never fails the request (decision 0026: Kafka holds the command).
+    await this.published.record(reserved.map((a) => heldBy(a).key));
     request.resolve(outcomes);
   }
 
@@ -344,36 +359,32 @@ export class CommandGateway {
    * released and the insert repeated, and so is an orphan; true when the item is now reserved.
    */
   private async retryDuplicate(doc: ReservationDoc): Promise<boolean> {
-    const stale = this.unreleased.get(doc._id);
-    if (stale !== undefined) {
-      await this.releaseOne(doc._id, stale);
-      this.unreleased.delete(doc._id);
-    } else if (!(await this.reclaimOrphan(doc._id, doc.customerExtId))) {
+    if (
+      !(await this.releases.releaseWaiting(doc._id)) &&
+      !(await this.reclaimOrphan(doc._id, doc.customerExtId))
+    )
       return false;
-    }
     await this.reservations.insertOne(doc);
     return true;
   }
 
   /**
-   * An orphan, for a retry of `customerExtId` ({@link CommandGatewayOptions.orphanAfterMs}): reserved for
-   * that same customer, old enough that its attempt cannot still be publishing, and no event in the log
-   * carries its communicationNumber. If its command did reach the log after all (the decider or projector
-   * behind by more than the age), the retry's command repeats the communicationNumber for the same
-   * customer, which the decider ignores (and the events then make the number used for good): no effect
-   * happens twice, and another customer never gets the number.
+   * An orphan, for a retry of `customerExtId` (`isOrphan`): reserved for that same customer, old enough
+   * that its attempt cannot still be publishing, and not recorded as published. If its command did reach
+   * Kafka after all (the attempt died between the acknowledgement and the record), the retry's command
+   * repeats the communicationNumber for the same customer, which the decider ignores: no effect happens
+   * twice, and another customer never gets the number (docs/decisions/0026).
    */
-  private async isOrphan(held: ReservationDoc, customerExtId: string): Promise<boolean> {
-    const { orphanAfterMs, used } = this.options;
-    if (!orphanAfterMs || !used || held.customerExtId !== customerExtId) return false;
-    if (this.clock().getTime() - new Date(held.reservedAt).getTime() < orphanAfterMs) return false;
-    return !(await used(held.businessUnit, held.communicationNumber));
+  private isOrphan(held: ReservationDoc, customerExtId: string): Promise<boolean> {
+    return isOrphan(held, { customerExtId, now: this.clock() }, this.options.orphanAfterMs, () =>
+      this.published.has(held._id),
+    );
   }
 
   /** Removes an orphan reservation of `key`; false when the reservation is not one (O001 stands). */
   private async reclaimOrphan(key: string, customerExtId: string): Promise<boolean> {
     // Without an orphan policy an existing reservation always stands: no read needed.
-    if (!this.options.orphanAfterMs || !this.options.used) return false;
+    if (!this.options.orphanAfterMs) return false;
     const held = await this.reservations.findOne({ _id: key });
     if (held === null) return true; // released in the meantime
     if (!(await this.isOrphan(held, customerExtId))) return false;
@@ -405,50 +416,5 @@ export class CommandGateway {
       },
     ]);
     return commandId;
-  }
-
-  private async release(attempts: Attempt[]): Promise<void> {
-    for (const { item, commandId } of attempts) {
-      const key = CommandGateway.key(item.businessUnit, item.communicationNumber);
-      try {
-        await this.releaseOne(key, commandId);
-      } catch (err) {
-        this.unreleased.set(key, commandId);
-        this.options.onReleaseFailed?.(err, this.unreleased.size);
-        this.scheduleRetry();
-      }
-    }
-  }
-
-  /** Deletes the reservation only if it is still this attempt's. */
-  private async releaseOne(key: string, commandId: string): Promise<void> {
-    const doc = await this.reservations.findOne({ _id: key }, { projection: { commandId: 1 } });
-    // The filter names the command too: another attempt may have taken the key over in between.
-    if (doc?.commandId === commandId) await this.reservations.deleteOne({ _id: key, commandId });
-  }
-
-  private scheduleRetry(): void {
-    if (this.retryTimer) return;
-    this.retryTimer = setTimeout(() => void this.retryReleases(), this.retryDelayMs);
-    this.retryTimer.unref();
-  }
-
-  private async retryReleases(): Promise<void> {
-    this.retryTimer = undefined;
-    let failed = false;
-    for (const [key, commandId] of [...this.unreleased]) {
-      try {
-        await this.releaseOne(key, commandId);
-        // A concurrent retry may have released it and reserved the key anew in the meantime.
-        if (this.unreleased.get(key) === commandId) this.unreleased.delete(key);
-      } catch {
-        failed = true;
-        break;
-      }
-    }
-    this.retryDelayMs = failed
-      ? Math.min(this.retryDelayMs * 2, this.releaseRetryMaxMs)
-      : this.releaseRetryMs;
-    if (this.unreleased.size > 0) this.scheduleRetry();
   }
 }

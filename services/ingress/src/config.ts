@@ -23,6 +23,10 @@ const spec = {
   SEED_DEMO_CLASSIFIERS: bool({ default: true, desc: 'seed classifiers of business unit DEMO on start' }),
   CLASSIFIER_CACHE_MS: num({ default: 30000 }),
   SCREENING_API_URL: str({ default: 'http://127.0.0.1:9105', desc: 'where /api/screening/* is forwarded' }),
+  CALLBACK_API_URL: str({
+    default: 'http://127.0.0.1:9103',
+    desc: 'the callback service HTTP API: the delivery log and redelivery (/api/callbacks/*) are forwarded there',
+  }),
   AUDIT_LOG: bool({
     default: true,
     desc: 'one audit log event (log: "audit") per request that reads or changes customer data',

@@ -181,7 +181,7 @@ secretName lets the init job read the hook copy of the chart Secret.
 
 {{/*
 Token verification settings of the processes that take API calls: the ingress and the
-screening HTTP API behind it. A file source is mounted at /etc/crs/auth (volume "jwks").
+screening and callback HTTP APIs behind it. A file source is mounted at /etc/crs/auth (volume "jwks").
 */}}
 {{- define "crs.authEnv" -}}
 - name: AUTH_ISSUER
@@ -197,12 +197,17 @@ screening HTTP API behind it. A file source is mounted at /etc/crs/auth (volume 
 {{- end }}
 {{- end -}}
 
+{{/* In-cluster URL of the callback HTTP API, delivery log and redelivery (the callback Service, health port). */}}
+{{- define "crs.callbackApiUrl" -}}
+{{- printf "http://%s:%v" (include "crs.componentName" (dict "root" . "name" "callback")) .Values.healthPort -}}
+{{- end -}}
+
 {{/* In-cluster URL of the screening HTTP API (the screening Service, health port). */}}
 {{- define "crs.screeningApiUrl" -}}
 {{- printf "http://%s:%v" (include "crs.componentName" (dict "root" . "name" "screening")) .Values.healthPort -}}
 {{- end -}}
 
-{{/* Where the ingress and screening find the JWKS: "url", "secret", "configmap" or "inline". */}}
+{{/* Where the ingress, screening and callback find the JWKS: "url", "secret", "configmap" or "inline". */}}
 {{- define "crs.jwksSource" -}}
 {{- $j := .Values.auth.jwks -}}
 {{- if $j.url -}}url
@@ -231,8 +236,8 @@ screening HTTP API behind it. A file source is mounted at /etc/crs/auth (volume 
 {{- fail (printf "services.%s.terminationGracePeriodSeconds must exceed shutdownTimeoutMs/1000 so the graceful shutdown can finish" $name) -}}
 {{- end -}}
 {{- end -}}
-{{- if and (or .Values.services.ingress.enabled .Values.services.screening.enabled) (not (include "crs.jwksSource" .)) -}}
-{{- fail "auth.jwks: set url, existingSecret, existingConfigMap or inline so the ingress and screening can verify tokens" -}}
+{{- if and (or .Values.services.ingress.enabled .Values.services.screening.enabled .Values.services.callback.enabled) (not (include "crs.jwksSource" .)) -}}
+{{- fail "auth.jwks: set url, existingSecret, existingConfigMap or inline so the ingress, screening and callback can verify tokens" -}}
 {{- end -}}
 {{- if and .Values.privacy.required (not .Values.privacy.kek.existingSecret) -}}
 {{- fail "privacy.kek.existingSecret: set the Secret holding the key-encryption key set (docs/privacy.md), or privacy.required=false to store personal data in plain" -}}

@@ -1,25 +1,23 @@
 import { Router } from 'express';
-import type { Db } from 'mongodb';
 import { SchemaIds, summarizeErrors, type Validators } from '@crs/contracts';
 import type { TokenVerifier } from '@crs/auth';
-import { DeliveryStore } from '@crs/store';
 import { authenticate, assertBusinessUnit } from '../http/auth-middleware';
 import { RequestInvalidError } from '../http/api-error';
+import { callUpstream, relay, type Upstream } from '../http/upstream';
 
 /**
- * The delivery log and redelivery. The callback service owns `callback_deliveries` and its queue
- * (`DeliveryStore`); the ingress reads the log and, for a redelivery, puts chosen deliveries back in the
- * queue through the same store code — the callback service picks them up on its next round.
+ * The delivery log and redelivery. The callback service owns `callback_deliveries` and its queue and
+ * answers both routes through its own HTTP API (`CALLBACK_API_URL`, its health port). The ingress checks
+ * the token, the scope, the parameters and the business unit first, as for every other route, then
+ * forwards the checked request with the client's token, which the callback service verifies again
+ * (docs/decisions/0026); its answer goes back to the client unchanged.
  */
 export function callbackRoutes(deps: {
   verifier: TokenVerifier;
-  db: Db;
   validators: Validators;
-  clock: () => Date;
+  callbackApi: Upstream;
 }): Router {
   const router = Router();
-  const store = new DeliveryStore(deps.db);
-  const deliveries = store.collection;
   const redeliverScope = authenticate(deps.verifier, 'callbacks:redeliver');
 
   router.get('/api/callbacks/deliveries', redeliverScope, async (req, res) => {
@@ -39,29 +37,9 @@ export function callbackRoutes(deps: {
       ]);
     }
     assertBusinessUnit(req, businessUnit);
-    const docs = await deliveries
-      .find({ businessUnit, communicationNumber })
-      .sort({ _id: 1 })
-      .limit(1000)
-      .toArray();
-    res.json({
-      deliveries: docs.map((d) => ({
-        eventId: d.eventId,
-        type: d.cloudEvent.type,
-        endpointId: d.endpointId,
-        customerExtId: d.customerExtId,
-        status: d.status,
-        attempts: d.attempts,
-        nextAttemptAt: d.status === 'pending' ? d.nextAttemptAt : null,
-        deliveredAt: d.deliveredAt ?? null,
-        log: d.log.map((a) => ({
-          at: a.at,
-          status: a.status,
-          ms: a.ms,
-          ...(a.error ? { error: a.error } : {}),
-        })),
-      })),
-    });
+    const query = new URLSearchParams({ businessUnit, communicationNumber });
+    const answer = await callUpstream(deps.callbackApi, req, `/api/callbacks/deliveries?${query}`);
+    await relay(res, answer, deps.callbackApi.retryAfterSeconds);
   });
 
   router.post('/api/callbacks/redeliver', redeliverScope, async (req, res) => {
@@ -76,14 +54,10 @@ export function callbackRoutes(deps: {
         summarizeErrors(v.errors).errorDescription,
         v.errors,
       );
-    const { businessUnit, communicationNumber, eventIds } = v.value;
-    assertBusinessUnit(req, businessUnit);
-    // Without event ids: the dead-lettered deliveries of the communication; with ids: those, whatever their state.
-    const requeued = await store.redeliver(
-      { businessUnit, communicationNumber, ...(eventIds?.length ? { eventIds, deadOnly: false } : {}) },
-      deps.clock(),
-    );
-    res.status(202).json({ requeued });
+    assertBusinessUnit(req, v.value.businessUnit);
+    const body = JSON.stringify(v.value);
+    const answer = await callUpstream(deps.callbackApi, req, '/api/callbacks/redeliver', body);
+    await relay(res, answer, deps.callbackApi.retryAfterSeconds);
   });
 
   return router;
