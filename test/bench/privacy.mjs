@@ -23,13 +23,16 @@ import { round, summarize } from './stats.mjs';
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const loadPrivacy = () => require(path.join(ROOT, 'packages/privacy/dist/index.js'));
+// The stream id of a customer, the unit of keys and erasure (the contracts' pure entry).
+const loadStreamKey = () => require(path.join(ROOT, 'packages/contracts/dist/types.js')).streamKey;
 
 export async function benchPrivacy(n = 2000, rounds = 5) {
   const privacy = loadPrivacy();
+  const streamKey = loadStreamKey();
   const keys = new privacy.MemoryDataKeySource();
   const cipher = new privacy.PersonalDataCipher(keys);
   const records = Array.from({ length: n }, (_, i) => sampleCustomer(i));
-  const ids = records.map((r) => privacy.customerStreamId(r.businessUnit, r.customerExtId));
+  const ids = records.map((r) => streamKey(r.businessUnit, r.customerExtId));
   const encrypted = [];
   for (const [i, r] of records.entries())
     encrypted.push(await cipher.encryptFields(ids[i], r, privacy.CustomerPersonalFields));
@@ -78,6 +81,7 @@ export async function benchKeyStore(
 ) {
   if (!mongoUri) throw new Error('no MONGODB_URI: is the local stack up (.local/stack.env)?');
   const privacy = loadPrivacy();
+  const streamKey = loadStreamKey();
   const { ownerDbName } = require(path.join(ROOT, 'packages/store/dist/index.js'));
   const { MongoClient } = require(require.resolve('mongodb', { paths: [path.join(ROOT, 'packages/store')] }));
   const base = `crs_bench_privacy_${Date.now().toString(36)}`;
@@ -95,7 +99,7 @@ export async function benchKeyStore(
       ids.slice(i * batchSize, (i + 1) * batchSize),
     );
   const streamIds = (prefix) =>
-    Array.from({ length: customers }, (_, i) => privacy.customerStreamId('DEMO', `${prefix}-${i}`));
+    Array.from({ length: customers }, (_, i) => streamKey('DEMO', `${prefix}-${i}`));
   const figures = [];
   const push = (name, value, unit, digits = 0) => {
     const f = { name: `privacy.store.${name}`, value: round(value, digits), unit };

@@ -41,9 +41,3 @@ export const ScreeningHitPersonalFields: readonly string[] = [
   'explanation.qualifiers[].detail',
   'explanation.reading.name',
 ];
-
-/**
- * The stream id of a customer, the unit of keys and erasure: `<businessUnit>:<customerExtId>`.
- * @deprecated the contracts' streamKey under its former name, until the callback service imports that.
- */
-export { streamKey as customerStreamId } from '@crs/contracts/types';

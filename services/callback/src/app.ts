@@ -1,26 +1,20 @@
 import { readFileSync } from 'node:fs';
-import type { MongoClient } from 'mongodb';
 import type { JWK } from 'jose';
-import { Health, createMetricsRegistry, type HealthServer, type Logger } from '@crs/runtime';
+import type { Logger } from '@crs/runtime';
 import { createTokenVerifier } from '@crs/auth';
 import { createValidators, type CustomerEvent } from '@crs/contracts';
-import { AtLeastOnceConsumer, setUpMessaging } from '@crs/messaging';
-import {
-  DeliveryStore,
-  adoptOwnedCollections,
-  connectMongo,
-  watchMongo,
-  type MongoWatchdog,
-} from '@crs/store';
+import { ServiceHost } from '@crs/host';
+import { AtLeastOnceConsumer, streamKey } from '@crs/messaging';
+import { DeliveryStore, adoptOwnedCollections } from '@crs/store';
 import { BatchDelivery } from './batch-delivery';
 import { createCallbackMetrics } from './callback-metrics';
 import { CallbackSender } from './callback-sender';
-import { CustomerPrivacy, customerStreamId } from '@crs/privacy';
+import { CustomerPrivacy } from '@crs/privacy';
 import { deliveriesOf } from './deliveries-of';
 import { DeliverySlots } from './delivery-slots';
 import { Dispatcher } from './dispatcher';
 import { currentUrlOf, parseRouting, type CallbackRouting } from './domain/routing';
-import { startCallbackHttp } from './http/callback-http';
+import { callbackHttpHandler } from './http/callback-http';
 import { RedeliveryApi } from './http/redelivery-api';
 import { QueuedLanes } from './queued-lanes';
 import type { CallbackConfig } from './config';
@@ -32,15 +26,8 @@ export interface CallbackService {
 }
 
 export function buildCallbackService(config: CallbackConfig, logger: Logger): CallbackService {
-  const metrics = createMetricsRegistry('callback');
-  const health = new Health();
-  let consumer: AtLeastOnceConsumer<CustomerEvent> | undefined;
-  let dispatcher: Dispatcher | undefined;
-  let batches: BatchDelivery | undefined;
-  let sender: CallbackSender | undefined;
-  let client: MongoClient | undefined;
-  let watchdog: MongoWatchdog | undefined;
-  let server: HealthServer | undefined;
+  const host = new ServiceHost({ name: 'callback', config, logger });
+  const { metrics, health } = host;
   let api: RedeliveryApi | undefined;
 
   const routing: CallbackRouting = parseRouting(
@@ -50,137 +37,123 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
   const signingKey = JSON.parse(readFileSync(config.CALLBACK_SIGNING_KEY_FILE, 'utf8')) as JWK;
 
   return {
-    healthPort: () => server?.port ?? 0,
-    async start() {
-      server = await startCallbackHttp({
-        health,
-        metrics,
-        logger,
-        port: config.HEALTH_PORT,
-        host: config.HEALTH_HOST,
-        api: () => api,
-      });
-      const mongo = await connectMongo(config, metrics);
-      client = mongo.client;
-      watchdog = watchMongo(mongo, config, logger);
-      // Deliveries, queue and progress of a release before owner databases (decision 0017) move first.
-      await adoptOwnedCollections(mongo.client, config, 'callback', logger);
-      const store = new DeliveryStore(mongo.ownDb('callback'));
-      // docs/privacy.md: queued payloads stay encrypted; they are decrypted for each request only.
-      const privacy = CustomerPrivacy.fromConfig(config, mongo.ownDb('keys'), config.PRIVACY_REQUIRED);
-      await store.ensureIndexes();
-      const restored = await store.restoreQueue();
-      if (restored > 0) logger.info({ restored }, 'pending callbacks put back in the queue');
-      const clock = () => new Date();
-      // The delivery log and redelivery, forwarded by the ingress (/api/callbacks/*: decision 0026).
-      api = new RedeliveryApi({
-        verifier: createTokenVerifier({
-          ...(config.AUTH_JWKS_URL ? { jwksUrl: config.AUTH_JWKS_URL } : { jwksFile: config.AUTH_JWKS_FILE }),
-          issuer: config.AUTH_ISSUER,
-          audience: config.AUTH_AUDIENCE,
-        }),
-        validators: createValidators(),
-        store,
-        clock,
-      });
-      const deliveryMetrics = createCallbackMetrics(metrics);
-      sender = new CallbackSender({
-        signingKey,
-        timeoutMs: config.CALLBACK_TIMEOUT_MS,
-        metrics: deliveryMetrics,
-        clock,
-        currentUrl: (endpointId, businessUnit) => currentUrlOf(routing, endpointId, businessUnit),
-        reveal: async (d) => {
-          const r = await privacy.revealEventData(
-            customerStreamId(d.businessUnit, d.cloudEvent.subject),
-            d.cloudEvent.data,
-          );
-          return r.erased ? { ...r.data, personalDataErased: true } : r.data;
-        },
-      });
-      const slots = new DeliverySlots(
-        config.CALLBACK_CONCURRENCY,
-        config.CALLBACK_ENDPOINT_CONCURRENCY || Math.max(1, Math.floor(config.CALLBACK_CONCURRENCY / 4)),
-      );
-      const lanes = new QueuedLanes();
-      const retry = {
-        maxAttempts: config.CALLBACK_MAX_ATTEMPTS,
-        timeoutMs: config.CALLBACK_TIMEOUT_MS,
-        backoffBaseMs: config.CALLBACK_BACKOFF_BASE_MS,
-        backoffMaxMs: config.CALLBACK_BACKOFF_MAX_MS,
-      };
-      dispatcher = new Dispatcher({
-        ...retry,
-        store,
-        logger,
-        registry: metrics,
-        metrics: deliveryMetrics,
-        sender,
-        slots,
-        lanes,
-        pollMs: config.CALLBACK_POLL_MS,
-        slowAfterMs: config.CALLBACK_HANDOVER_MS,
-        slowForMs: config.CALLBACK_SLOW_ENDPOINT_MS,
-        clock,
-      });
-      await dispatcher.start();
-      const queuedMore = () => dispatcher?.kick();
-      batches = new BatchDelivery({
-        ...retry,
-        store,
-        logger,
-        metrics: deliveryMetrics,
-        sender,
-        slots,
-        lanes,
-        handoverMs: config.CALLBACK_HANDOVER_MS,
-        slowEndpointMs: config.CALLBACK_SLOW_ENDPOINT_MS,
-        queued: queuedMore,
-        clock,
-      });
-      const delivery = batches;
-      const { kafka, serde, topics, prefix } = await setUpMessaging(config, 'callback', logger);
-      consumer = new AtLeastOnceConsumer<CustomerEvent>({
-        kafka,
-        serde,
-        logger,
-        metrics,
-        groupId: `${prefix}${config.CONSUMER_GROUP}`,
-        topics: [topics.customerEvents],
-        // A chunk of consumed events is delivered and written as a whole before its offsets are committed.
-        handleBatch: async (messages) => {
-          const now = clock();
-          const deliveries = [];
-          const offsets: number[] = [];
-          for (const m of messages) {
-            for (const d of deliveriesOf([m.value], routing, now)) {
-              deliveries.push(d);
-              offsets.push(Number(m.offset));
+    healthPort: () => host.healthPort(),
+    start: () =>
+      host.start(async () => {
+        // Health, metrics and the redelivery API on the health port; it closes last.
+        await host.listen(callbackHttpHandler({ health, metrics, logger, api: () => api }));
+        const mongo = await host.connectStore();
+        // Deliveries, queue and progress of a release before owner databases (decision 0017) move first.
+        await adoptOwnedCollections(mongo.client, config, 'callback', logger);
+        const store = new DeliveryStore(mongo.ownDb('callback'));
+        // docs/privacy.md: queued payloads stay encrypted; they are decrypted for each request only.
+        const privacy = CustomerPrivacy.fromConfig(config, mongo.ownDb('keys'), config.PRIVACY_REQUIRED);
+        await store.ensureIndexes();
+        const restored = await store.restoreQueue();
+        if (restored > 0) logger.info({ restored }, 'pending callbacks put back in the queue');
+        const clock = () => new Date();
+        // The delivery log and redelivery, forwarded by the ingress (/api/callbacks/*: decision 0026).
+        api = new RedeliveryApi({
+          verifier: createTokenVerifier({
+            ...(config.AUTH_JWKS_URL
+              ? { jwksUrl: config.AUTH_JWKS_URL }
+              : { jwksFile: config.AUTH_JWKS_FILE }),
+            issuer: config.AUTH_ISSUER,
+            audience: config.AUTH_AUDIENCE,
+          }),
+          validators: createValidators(),
+          store,
+          clock,
+        });
+        const deliveryMetrics = createCallbackMetrics(metrics);
+        const sender = new CallbackSender({
+          signingKey,
+          timeoutMs: config.CALLBACK_TIMEOUT_MS,
+          metrics: deliveryMetrics,
+          clock,
+          currentUrl: (endpointId, businessUnit) => currentUrlOf(routing, endpointId, businessUnit),
+          reveal: async (d) => {
+            const r = await privacy.revealEventData(
+              streamKey(d.businessUnit, d.cloudEvent.subject),
+              d.cloudEvent.data,
+            );
+            return r.erased ? { ...r.data, personalDataErased: true } : r.data;
+          },
+        });
+        host.onStop(() => sender.close());
+        const slots = new DeliverySlots(
+          config.CALLBACK_CONCURRENCY,
+          config.CALLBACK_ENDPOINT_CONCURRENCY || Math.max(1, Math.floor(config.CALLBACK_CONCURRENCY / 4)),
+        );
+        const lanes = new QueuedLanes();
+        const retry = {
+          maxAttempts: config.CALLBACK_MAX_ATTEMPTS,
+          timeoutMs: config.CALLBACK_TIMEOUT_MS,
+          backoffBaseMs: config.CALLBACK_BACKOFF_BASE_MS,
+          backoffMaxMs: config.CALLBACK_BACKOFF_MAX_MS,
+        };
+        const dispatcher = await host.startPart(
+          new Dispatcher({
+            ...retry,
+            store,
+            logger,
+            registry: metrics,
+            metrics: deliveryMetrics,
+            sender,
+            slots,
+            lanes,
+            pollMs: config.CALLBACK_POLL_MS,
+            slowAfterMs: config.CALLBACK_HANDOVER_MS,
+            slowForMs: config.CALLBACK_SLOW_ENDPOINT_MS,
+            clock,
+          }),
+        );
+        const batches = new BatchDelivery({
+          ...retry,
+          store,
+          logger,
+          metrics: deliveryMetrics,
+          sender,
+          slots,
+          lanes,
+          handoverMs: config.CALLBACK_HANDOVER_MS,
+          slowEndpointMs: config.CALLBACK_SLOW_ENDPOINT_MS,
+          queued: () => dispatcher.kick(),
+          clock,
+        });
+        // Batches under way finish (or hand over to the queue) after the consumer stopped, before the dispatcher.
+        host.onStop(() => batches.drain(config.CALLBACK_TIMEOUT_MS + 1000));
+        const { kafka, serde, topics, prefix } = await host.connectMessaging();
+        const consumer = new AtLeastOnceConsumer<CustomerEvent>({
+          kafka,
+          serde,
+          logger,
+          metrics,
+          groupId: `${prefix}${config.CONSUMER_GROUP}`,
+          topics: [topics.customerEvents],
+          // A chunk of consumed events is delivered and written as a whole before its offsets are committed.
+          handleBatch: async (messages) => {
+            const now = clock();
+            const deliveries = [];
+            const offsets: number[] = [];
+            for (const m of messages) {
+              for (const d of deliveriesOf([m.value], routing, now)) {
+                deliveries.push(d);
+                offsets.push(Number(m.offset));
+              }
             }
-          }
-          const last = messages[messages.length - 1]!;
-          await delivery.deliver(deliveries, {
-            partitionKey: `${last.topic}|${last.partition}`,
-            offsets,
-            lastOffset: Number(last.offset),
-          });
-        },
-        maxBatch: config.CALLBACK_BATCH_SIZE,
-        partitionsConsumedConcurrently: config.CALLBACK_PARTITIONS_CONCURRENTLY,
-      });
-      health.addReadinessCheck('events', () => consumer?.isReady() ?? false);
-      health.addReadinessCheck('mongo', () => watchdog!.ping());
-      await consumer.start();
-      health.markStarted();
-    },
-    async stop() {
-      await consumer?.stop();
-      await batches?.drain(config.CALLBACK_TIMEOUT_MS + 1000);
-      await dispatcher?.stop();
-      sender?.close();
-      await watchdog?.stop();
-      await client?.close();
-      await server?.close();
-    },
+            const last = messages[messages.length - 1]!;
+            await batches.deliver(deliveries, {
+              partitionKey: `${last.topic}|${last.partition}`,
+              offsets,
+              lastOffset: Number(last.offset),
+            });
+          },
+          maxBatch: config.CALLBACK_BATCH_SIZE,
+          partitionsConsumedConcurrently: config.CALLBACK_PARTITIONS_CONCURRENTLY,
+        });
+        await host.startPart(consumer, 'events');
+      }),
+    stop: () => host.stop(),
   };
 }

@@ -22,7 +22,7 @@ export function callbackData(event: CustomerEvent): Record<string, unknown> {
       };
     }
     default:
-      return event.data as unknown as Record<string, unknown>;
+      return event.data;
   }
 }
 
@@ -37,10 +37,7 @@ export function deliveriesOf(
 ): NewDelivery[] {
   const out: NewDelivery[] = [];
   for (const event of events) {
-    const ce = toCloudEvent(
-      { ...event, data: event.data as unknown as Record<string, unknown> },
-      callbackData(event),
-    );
+    const ce = toCloudEvent(event, callbackData(event));
     if (!ce) continue;
     for (const endpoint of endpointsFor(routing, event.businessUnit, ce.type)) {
       out.push({

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient, type Db } from 'mongodb';
 import { createTokenVerifier, ensureLocalKeys, issueToken, type Scope } from '@crs/auth';
 import { createValidators } from '@crs/contracts';
-import { Health, createLogger, createMetricsRegistry, type HealthServer } from '@crs/runtime';
+import { Health, createLogger, createMetricsRegistry } from '@crs/runtime';
 import { DeliveryStore, type DeliveryDoc } from '@crs/store';
-import { startCallbackHttp } from './callback-http';
+import { callbackHttpHandler } from './callback-http';
 import { RedeliveryApi } from './redelivery-api';
 
 /**
@@ -21,7 +23,7 @@ describe('callback HTTP API', () => {
   let client: MongoClient;
   let db: Db;
   let store: DeliveryStore;
-  let server: HealthServer;
+  let server: Server;
   let api: RedeliveryApi | undefined;
   let base = '';
   let privateJwk: Awaited<ReturnType<typeof ensureLocalKeys>>['privateJwk'];
@@ -74,18 +76,22 @@ describe('callback HTTP API', () => {
     db = client.db(`crs_it_cbhttp_${randomUUID().slice(0, 8)}`);
     store = new DeliveryStore(db);
     await store.ensureIndexes();
-    server = await startCallbackHttp({
-      health,
-      metrics: createMetricsRegistry('callback-it'),
-      logger: createLogger('callback-http-it', 'fatal'),
-      port: 0,
-      host: '127.0.0.1',
-      api: () => api,
-    });
-    base = `http://127.0.0.1:${server.port}`;
+    server = createServer(
+      callbackHttpHandler({
+        health,
+        metrics: createMetricsRegistry('callback-it'),
+        logger: createLogger('callback-http-it', 'fatal'),
+        api: () => api,
+      }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
-    await server.close();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
     await db.dropDatabase();
     await client.close();
     await rm(dir, { recursive: true, force: true });

@@ -1,6 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Health, HealthServer, Logger, Registry } from '@crs/runtime';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Health, Logger, Registry } from '@crs/runtime';
 import {
   CallbackApiStartingError,
   CallbackBodyInvalidError,
@@ -19,8 +18,6 @@ export interface CallbackHttpOptions {
   health: Health;
   metrics: Registry;
   logger: Logger;
-  port: number;
-  host: string;
   /** The redelivery API once the store is connected; until then its routes answer 503. */
   api: () => RedeliveryApi | undefined;
 }
@@ -72,10 +69,11 @@ async function route(req: IncomingMessage, url: URL, api: RedeliveryApi | undefi
 }
 
 /**
- * The callback service's HTTP port: liveness, readiness and metrics (as every service serves them),
- * and the redelivery API that the ingress forwards `/api/callbacks/*` to (docs/decisions/0026).
+ * The request handler of the callback service's HTTP port (the service host listens with it on
+ * HEALTH_PORT): liveness, readiness and metrics (as every service serves them), and the redelivery API
+ * that the ingress forwards `/api/callbacks/*` to (docs/decisions/0026).
  */
-export async function startCallbackHttp(opts: CallbackHttpOptions): Promise<HealthServer> {
+export function callbackHttpHandler(opts: CallbackHttpOptions): RequestListener {
   const { health, metrics, logger } = opts;
   const send = (res: ServerResponse, a: ApiAnswer) => {
     res.writeHead(a.status, {
@@ -117,22 +115,10 @@ export async function startCallbackHttp(opts: CallbackHttpOptions): Promise<Heal
       );
     }
   };
-  const server: Server = createServer((req, res) => {
+  return (req, res) => {
     handle(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host, resolve);
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
   };
 }
