@@ -32,6 +32,14 @@ export interface Listener {
   close(): Promise<void>;
 }
 
+/** Where `listen` listens, when the service's HTTP port is not the health port (the ingress's HTTP_PORT). */
+export interface ListenOptions {
+  port: number;
+  host: string;
+  /** The server's keep-alive timeout (Node's default when absent). */
+  keepAliveTimeoutMs?: number;
+}
+
 export interface ServiceHostOptions<C extends HostSettings> {
   /** The `service` label of every metric. */
   name: string;
@@ -112,17 +120,18 @@ export class ServiceHost<C extends HostSettings = HostSettings> {
 
   /**
    * Listens with the service's own request handler on HEALTH_PORT, for a service that serves its API
-   * beside health and metrics. Its close waits for the requests under way and ends idle keep-alive
-   * connections.
+   * beside health and metrics, or where `at` says (then `healthPort` stays as it is). Its close waits
+   * for the requests under way and ends idle keep-alive connections.
    */
-  async listen(handler: RequestListener): Promise<Listener> {
+  async listen(handler: RequestListener, at?: ListenOptions): Promise<Listener> {
     const server = createServer(handler);
+    if (at?.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = at.keepAliveTimeoutMs;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.config.HEALTH_PORT, this.config.HEALTH_HOST, resolve);
+      server.listen(at?.port ?? this.config.HEALTH_PORT, at?.host ?? this.config.HEALTH_HOST, resolve);
     });
     const listener = closableListener(server);
-    this.portOf = () => listener.port();
+    if (!at) this.portOf = () => listener.port();
     this.stops.push(() => listener.close());
     return listener;
   }

@@ -1,5 +1,5 @@
 import { createLogger } from '@crs/runtime';
-import { ServiceHost, type HostedPart, type HostSettings } from './service-host';
+import { ServiceHost, type HostedPart, type HostSettings, type Listener } from './service-host';
 
 const config: HostSettings = {
   HEALTH_PORT: 0,
@@ -151,6 +151,37 @@ describe('ServiceHost', () => {
     expect(log).toEqual(['start processor', 'api closed', 'stop processor']);
     expect(await listening(port)).toBe(false);
     expect(host.healthPort()).toBe(0);
+  });
+
+  it('listens on a port of the service’s own, leaving the health port as it is; the last listener closes first', async () => {
+    const log: string[] = [];
+    const host = new ServiceHost({ name: 'host-test', config, logger });
+    let api: Listener | undefined;
+    await host.start(async () => {
+      await host.serveHealth();
+      await host.startPart(new Part('publisher', log));
+      api = await host.listen(
+        (_req, res) => {
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.end('own port');
+        },
+        { port: 0, host: '127.0.0.1', keepAliveTimeoutMs: 65000 },
+      );
+      host.onStop(async () => {
+        log.push('draining');
+        await api!.close();
+        log.push('api closed');
+      });
+    });
+    const apiPort = api!.port();
+    const healthPort = host.healthPort();
+    expect(apiPort).not.toBe(healthPort);
+    expect(await (await fetch(`http://127.0.0.1:${apiPort}/x`)).text()).toBe('own port');
+    expect((await get(host, '/health/live')).status).toBe(200);
+    await host.stop();
+    expect(log).toEqual(['start publisher', 'draining', 'api closed', 'stop publisher']);
+    expect(await listening(apiPort)).toBe(false);
+    expect(await listening(healthPort)).toBe(false);
   });
 
   it('keeps stopping when a part fails to stop, and throws that failure', async () => {
