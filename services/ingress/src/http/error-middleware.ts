@@ -1,13 +1,5 @@
 import type { ErrorRequestHandler, Request } from 'express';
 import {
-  MongoBulkWriteError,
-  MongoNetworkError,
-  MongoNotConnectedError,
-  MongoServerSelectionError,
-  MongoTopologyClosedError,
-} from 'mongodb';
-import {
-  ErrorCodes,
   batchBadRequestBody,
   batchNotFoundBody,
   batchProcessingFailedBody,
@@ -16,9 +8,8 @@ import {
   simplifiedNotFoundBody,
   simplifiedRejectionBody,
 } from '@crs/contracts';
-import { AuthError } from '@crs/auth';
+import { failureFor } from '@crs/http';
 import type { Logger } from '@crs/runtime';
-import { ApiError } from './api-error';
 
 type Style = 'single' | 'batch-validate' | 'batch-import' | 'simplified' | 'generic';
 
@@ -39,102 +30,9 @@ function elapsed(req: Request): number {
   return started ? Math.round(Number(process.hrtime.bigint() - started) / 1e6) : 0;
 }
 
-interface Normalized {
-  status: number;
-  code: string;
-  message: string;
-  errors?: ApiError['fieldErrors'];
-  headers: Record<string, string>;
-}
-
-function bulkWriteErrors(err: MongoBulkWriteError): unknown[] {
-  const list = (err as { writeErrors?: unknown }).writeErrors;
-  return Array.isArray(list) ? list : list ? [list] : [];
-}
-
-/** Body-parser and auth errors are translated to coded errors; anything unknown is a 500 that is logged. */
-function normalize(err: unknown, logger: Logger, req: Request, retryAfterSeconds: number): Normalized {
-  // The database is unreachable (e.g. while it restarts): a transient refusal the client retries,
-  // like a broker that did not acknowledge; the request reserved and published nothing.
-  // A client being reconnected by the MongoWatchdog fails its in-flight operations with "Topology is
-  // closed" (found by the long fault run: 16 imports and 28 archive requests answered 500).
-  if (
-    err instanceof MongoServerSelectionError ||
-    err instanceof MongoNetworkError ||
-    err instanceof MongoTopologyClosedError ||
-    err instanceof MongoNotConnectedError ||
-    // A connection lost in the middle of an insertMany (reservations, data keys) comes back as a bulk
-    // write error without write errors (found by the long fault run: 57 imports answered 500).
-    (err instanceof MongoBulkWriteError && bulkWriteErrors(err).length === 0)
-  ) {
-    logger.warn(
-      { requestId: (req as Request & { id?: string }).id, route: req.path, error: err.name },
-      'database unavailable',
-    );
-    return {
-      status: 503,
-      code: ErrorCodes.ServiceUnavailable,
-      message: 'The database is unavailable; nothing was accepted. Retry later.',
-      headers: { 'retry-after': String(retryAfterSeconds) },
-    };
-  }
-  if (err instanceof ApiError) {
-    return {
-      status: err.httpStatus,
-      code: err.code,
-      message: err.message,
-      errors: err.fieldErrors,
-      headers: err.headers,
-    };
-  }
-  if (err instanceof AuthError) {
-    return {
-      status: err.httpStatus,
-      code: err.code,
-      message: err.message,
-      headers: err.wwwAuthenticate ? { 'www-authenticate': err.wwwAuthenticate } : {},
-    };
-  }
-  const e = err as { type?: string; status?: number; statusCode?: number };
-  if (e?.type === 'entity.too.large') {
-    return {
-      status: 413,
-      code: ErrorCodes.PayloadTooLarge,
-      message: 'Request body is larger than the configured limit',
-      headers: {},
-    };
-  }
-  if (e?.type === 'entity.parse.failed') {
-    return {
-      status: 400,
-      code: ErrorCodes.MalformedJson,
-      message: 'Request body is not valid JSON',
-      headers: {},
-    };
-  }
-  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
-    return {
-      status: 415,
-      code: ErrorCodes.UnsupportedMediaType,
-      message: 'Unsupported content encoding or charset',
-      headers: {},
-    };
-  }
-  if (typeof (e?.status ?? e?.statusCode) === 'number' && (e.status ?? e.statusCode)! < 500) {
-    return {
-      status: (e.status ?? e.statusCode)!,
-      code: ErrorCodes.ValidationFailed,
-      message: 'Bad request',
-      headers: {},
-    };
-  }
-  logger.error({ err, requestId: (req as Request & { id?: string }).id, route: req.path }, 'unhandled error');
-  return { status: 500, code: ErrorCodes.InternalError, message: 'Processing failed', headers: {} };
-}
-
 /**
- * The one place where coded errors become HTTP. Spec endpoints answer in the shapes of section 7;
- * every other endpoint answers { errorCode, errorDescription, errors? }.
+ * The ingress's adapter of the shared mapping (@crs/http's failureFor): spec endpoints answer in the
+ * shapes of section 7; every other endpoint answers { errorCode, errorDescription, errors? }.
  */
 export function errorMiddleware(
   logger: Logger,
@@ -142,7 +40,7 @@ export function errorMiddleware(
   retryAfterSeconds = 5,
 ): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const n = normalize(err, logger, req, retryAfterSeconds);
+    const n = failureFor(err, req, logger, retryAfterSeconds);
     for (const [k, v] of Object.entries(n.headers)) res.setHeader(k, v);
     const style = styleOf(req);
     res.status(n.status);

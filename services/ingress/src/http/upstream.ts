@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { ServiceUnavailableError } from './api-error';
+import { ServiceUnavailableError } from '@crs/http';
 
 const FORWARDED_REQUEST_HEADERS = ['authorization', 'content-type', 'x-request-id', 'accept'];
 const RELAYED_RESPONSE_HEADERS = ['content-type', 'www-authenticate', 'retry-after'];

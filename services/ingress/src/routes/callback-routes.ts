@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import { SchemaIds, summarizeErrors, type Validators } from '@crs/contracts';
+import { ErrorCodes, FieldProblems, SchemaIds, summarizeErrors, type Validators } from '@crs/contracts';
 import type { TokenVerifier } from '@crs/auth';
+import { RequestInvalidError, fieldError } from '@crs/http';
 import { authenticate, assertBusinessUnit } from '../http/auth-middleware';
-import { RequestInvalidError } from '../http/api-error';
 import { callUpstream, relay, type Upstream } from '../http/upstream';
 
 /**
@@ -28,12 +28,9 @@ export function callbackRoutes(deps: {
       !businessUnit ||
       !communicationNumber
     ) {
-      throw new RequestInvalidError('V001', 'businessUnit and communicationNumber are required', [
-        {
-          path: 'businessUnit',
-          code: 'V001.businessUnit.REQUIRED',
-          message: 'businessUnit and communicationNumber are required',
-        },
+      const message = 'businessUnit and communicationNumber are required';
+      throw new RequestInvalidError(ErrorCodes.ValidationFailed, message, [
+        fieldError('businessUnit', FieldProblems.Required, message),
       ]);
     }
     assertBusinessUnit(req, businessUnit);

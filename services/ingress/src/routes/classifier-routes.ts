@@ -1,8 +1,9 @@
 import { Router } from 'express';
 import type { TokenVerifier } from '@crs/auth';
 import { allowedBusinessUnits } from '@crs/auth';
+import { ErrorCodes, FieldProblems } from '@crs/contracts';
+import { RequestInvalidError, fieldError } from '@crs/http';
 import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
-import { RequestInvalidError } from '../http/api-error';
 import type { ClassifierStore } from '../classifiers/classifier-store';
 import type { ClassifierName } from '../classifiers/classifier-names';
 
@@ -33,9 +34,9 @@ export function classifierRoutes(deps: { verifier: TokenVerifier; classifiers: C
       const allowed = allowedBusinessUnits(principalOf(req));
       if (allowed === '*' || allowed.length !== 1) {
         throw new RequestInvalidError(
-          'V001',
+          ErrorCodes.ValidationFailed,
           'businessUnit query parameter is required for tokens of several business units',
-          [{ path: 'businessUnit', code: 'V001.businessUnit.REQUIRED', message: 'businessUnit is required' }],
+          [fieldError('businessUnit', FieldProblems.Required, 'businessUnit is required')],
         );
       }
       businessUnit = allowed[0]!;

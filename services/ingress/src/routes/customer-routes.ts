@@ -9,15 +9,10 @@ import {
   type BatchResultItem,
   type CustomerData,
 } from '@crs/contracts';
+import { ApiError, RequestInvalidError, ResourceNotFoundError, ServiceUnavailableError } from '@crs/http';
 import { AuthForbiddenBusinessUnitError, type TokenVerifier } from '@crs/auth';
 import { BrokerUnavailableError } from '@crs/messaging';
 import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
-import {
-  ApiError,
-  RequestInvalidError,
-  ResourceNotFoundError,
-  ServiceUnavailableError,
-} from '../http/api-error';
 import type { ClassifierStore } from '../classifiers/classifier-store';
 import type { ClassifierName } from '../classifiers/classifier-names';
 import type { CommandGateway, PendingCommand } from '../command-gateway';

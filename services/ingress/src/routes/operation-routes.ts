@@ -8,11 +8,11 @@ import {
   type FieldError,
   type FieldProblem,
 } from '@crs/contracts';
+import { RequestInvalidError, ResourceNotFoundError, ServiceUnavailableError } from '@crs/http';
 import { allowedBusinessUnits, requireScope, type Scope, type TokenVerifier } from '@crs/auth';
 import { BrokerUnavailableError, streamKey, topicNames, type DurablePublisher } from '@crs/messaging';
 import type { OperationDoc, ProjectionCatalog } from '@crs/store';
 import { assertBusinessUnit, principalOf, type AuthedRequest } from '../http/auth-middleware';
-import { RequestInvalidError, ResourceNotFoundError, ServiceUnavailableError } from '../http/api-error';
 
 /** The fields of the operations read model (owned by the archive service) that these routes read. */
 type OperationRow = Pick<OperationDoc, '_id' | 'businessUnit' | 'extId' | 'archived' | 'registeredAt'>;

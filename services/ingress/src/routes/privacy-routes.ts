@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
-import { ErrorCodes, streamKey } from '@crs/contracts';
+import { ErrorCodes, FieldProblems, streamKey } from '@crs/contracts';
+import {
+  ApiError,
+  RequestInvalidError,
+  ResourceNotFoundError,
+  ServiceUnavailableError,
+  fieldError,
+} from '@crs/http';
 import type { TokenVerifier } from '@crs/auth';
 import { BrokerUnavailableError } from '@crs/messaging';
 import {
@@ -12,12 +19,6 @@ import {
 } from '@crs/privacy';
 import type { CustomerDoc, ProjectionCatalog } from '@crs/store';
 import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
-import {
-  ApiError,
-  RequestInvalidError,
-  ResourceNotFoundError,
-  ServiceUnavailableError,
-} from '../http/api-error';
 import type { CommandGateway } from '../command-gateway';
 import { param } from './read-routes';
 
@@ -98,11 +99,11 @@ export function privacyRoutes(deps: PrivacyRouteDeps): Router {
     const reason = typeof req.query.reason === 'string' ? req.query.reason : body.reason;
     if (typeof reason !== 'string' || reason.trim().length === 0 || reason.length > 2000) {
       throw new RequestInvalidError(ErrorCodes.ValidationFailed, 'reason is required (1..2000 characters)', [
-        {
-          path: 'reason',
-          code: `${ErrorCodes.ValidationFailed}.reason.${reason === undefined ? 'REQUIRED' : 'INVALID_VALUE'}`,
-          message: 'reason is required (1..2000 characters): why the personal data is erased',
-        },
+        fieldError(
+          'reason',
+          reason === undefined ? FieldProblems.Required : FieldProblems.InvalidValue,
+          'reason is required (1..2000 characters): why the personal data is erased',
+        ),
       ]);
     }
     if (!deps.privacy.enabled) throw new ErasureUnavailableError();

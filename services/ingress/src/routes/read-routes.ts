@@ -1,23 +1,20 @@
 import { Router } from 'express';
-import { streamKey, toCloudEvent } from '@crs/contracts';
+import { ErrorCodes, FieldProblems, streamKey, toCloudEvent } from '@crs/contracts';
 import type { TokenVerifier } from '@crs/auth';
 import { allowedBusinessUnits } from '@crs/auth';
+import { RequestInvalidError, ResourceNotFoundError, fieldError } from '@crs/http';
 import type { CommunicationEventDoc, CustomerDoc, ProjectionCatalog } from '@crs/store';
 import type { CustomerPrivacy } from '@crs/privacy';
 import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
-import { RequestInvalidError, ResourceNotFoundError } from '../http/api-error';
 
 const MAX_PARAM = 255;
 
 /** A path parameter of 1..255 characters, or 400 V001 naming it (the read and privacy routes). */
 export function param(value: unknown, name: string): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_PARAM) {
-    throw new RequestInvalidError('V001', `${name} is required (1..${MAX_PARAM} characters)`, [
-      {
-        path: name,
-        code: `V001.${name}.INVALID_VALUE`,
-        message: `${name} is required (1..${MAX_PARAM} characters)`,
-      },
+    const message = `${name} is required (1..${MAX_PARAM} characters)`;
+    throw new RequestInvalidError(ErrorCodes.ValidationFailed, message, [
+      fieldError(name, FieldProblems.InvalidValue, message),
     ]);
   }
   return value;

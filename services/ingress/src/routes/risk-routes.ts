@@ -8,16 +8,11 @@ import {
   type RiskOverrideRequest,
   type Validators,
 } from '@crs/contracts';
+import { ApiError, RequestInvalidError, ResourceNotFoundError, ServiceUnavailableError } from '@crs/http';
 import type { TokenVerifier } from '@crs/auth';
 import { BrokerUnavailableError } from '@crs/messaging';
 import type { CustomerDoc, ProjectionCatalog } from '@crs/store';
 import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
-import {
-  ApiError,
-  RequestInvalidError,
-  ResourceNotFoundError,
-  ServiceUnavailableError,
-} from '../http/api-error';
 import type { CommandGateway } from '../command-gateway';
 
 export interface RiskRouteDeps {
@@ -32,7 +27,11 @@ export interface RiskRouteDeps {
 /** The customer decider's code for the same rule (C006), answered here before anything is published. */
 class CustomerNotScorableError extends ApiError {
   constructor() {
-    super('C006', 409, 'A simplified customer cannot be risk-scored; import the full customer first');
+    super(
+      ErrorCodes.CustomerNotScorable,
+      409,
+      'A simplified customer cannot be risk-scored; import the full customer first',
+    );
   }
 }
 
