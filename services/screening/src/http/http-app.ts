@@ -1,7 +1,6 @@
 import express, { type Express } from 'express';
+import { ResourceNotFoundError, errorMiddleware } from '@crs/http';
 import type { Health, Logger, Registry } from '@crs/runtime';
-import { ScreeningRouteNotFoundError } from './api-error';
-import { errorMiddleware } from './error-middleware';
 import { screeningRoutes, type ScreeningRoutesDeps } from './screening-routes';
 
 export interface HttpAppDeps {
@@ -30,7 +29,7 @@ export function buildHttpApp(deps: HttpAppDeps): Express {
   });
   app.use(express.json({ limit: '64kb', type: 'application/json' }));
   if (routes) app.use(screeningRoutes(routes));
-  app.use((_req, _res, next) => next(new ScreeningRouteNotFoundError()));
+  app.use((_req, _res, next) => next(new ResourceNotFoundError()));
   app.use(errorMiddleware(logger));
   return app;
 }

@@ -1,6 +1,7 @@
-import type { FieldError } from '@crs/contracts';
+import { FieldProblems, type FieldError } from '@crs/contracts';
+import { fieldError } from '@crs/http';
 import { SCREENING_LISTS, type EntityType, type ScreeningList } from '@crs/screening-core';
-import { ScreeningRequestInvalidError, fieldError } from './api-error';
+import { ScreeningRequestInvalidError } from './api-error';
 
 export interface SearchQuery {
   name: string;
@@ -28,27 +29,33 @@ export function parseSearchQuery(q: Record<string, unknown>): SearchQuery {
     const v = q[field];
     if (v === undefined) return undefined;
     if (typeof v !== 'string') {
-      errors.push(fieldError(field, 'INVALID_TYPE', `${field} must be given once`));
+      errors.push(fieldError(field, FieldProblems.InvalidType, `${field} must be given once`));
       return undefined;
     }
     return v.trim();
   };
   const name = str('name');
-  if (!name) errors.push(fieldError('name', 'REQUIRED', 'name is required'));
+  if (!name) errors.push(fieldError('name', FieldProblems.Required, 'name is required'));
   else if (name.length > 300)
-    errors.push(fieldError('name', 'TOO_LONG', 'name is longer than 300 characters'));
+    errors.push(fieldError('name', FieldProblems.TooLong, 'name is longer than 300 characters'));
   const entityType = str('entityType');
   if (entityType && !ENTITY_TYPES.includes(entityType as EntityType)) {
     errors.push(
-      fieldError('entityType', 'INVALID_VALUE', `entityType must be one of ${ENTITY_TYPES.join(', ')}`),
+      fieldError(
+        'entityType',
+        FieldProblems.InvalidValue,
+        `entityType must be one of ${ENTITY_TYPES.join(', ')}`,
+      ),
     );
   }
   const birthDate = str('birthDate');
   if (birthDate && !DATE.test(birthDate))
-    errors.push(fieldError('birthDate', 'INVALID_DATE', 'birthDate must be YYYY, YYYY-MM or YYYY-MM-DD'));
+    errors.push(
+      fieldError('birthDate', FieldProblems.InvalidDate, 'birthDate must be YYYY, YYYY-MM or YYYY-MM-DD'),
+    );
   const country = str('country');
   if (country !== undefined && (country === '' || country.length > 100)) {
-    errors.push(fieldError('country', 'INVALID_VALUE', 'country must be 1..100 characters'));
+    errors.push(fieldError('country', FieldProblems.InvalidValue, 'country must be 1..100 characters'));
   }
   const listsText = str('lists') ?? str('list');
   let lists: ScreeningList[] | undefined;
@@ -58,7 +65,7 @@ export function parseSearchQuery(q: Record<string, unknown>): SearchQuery {
       errors.push(
         fieldError(
           'lists',
-          'INVALID_VALUE',
+          FieldProblems.InvalidValue,
           `lists must be a comma-separated subset of ${SCREENING_LISTS.join(', ')}`,
         ),
       );
@@ -70,16 +77,20 @@ export function parseSearchQuery(q: Record<string, unknown>): SearchQuery {
     threshold !== undefined &&
     !(thresholdText !== '' && Number.isFinite(threshold) && threshold > 0 && threshold <= 1)
   ) {
-    errors.push(fieldError('threshold', 'OUT_OF_RANGE', 'threshold must be a number in (0, 1]'));
+    errors.push(fieldError('threshold', FieldProblems.OutOfRange, 'threshold must be a number in (0, 1]'));
   }
   const limitText = str('limit');
   const limit = limitText === undefined ? DEFAULT_SEARCH_LIMIT : Number(limitText);
   if (!(Number.isInteger(limit) && limit >= 1 && limit <= MAX_SEARCH_LIMIT)) {
-    errors.push(fieldError('limit', 'OUT_OF_RANGE', `limit must be an integer 1..${MAX_SEARCH_LIMIT}`));
+    errors.push(
+      fieldError('limit', FieldProblems.OutOfRange, `limit must be an integer 1..${MAX_SEARCH_LIMIT}`),
+    );
   }
   const businessUnit = str('businessUnit');
   if (businessUnit !== undefined && (businessUnit === '' || businessUnit.length > 255)) {
-    errors.push(fieldError('businessUnit', 'INVALID_VALUE', 'businessUnit must be 1..255 characters'));
+    errors.push(
+      fieldError('businessUnit', FieldProblems.InvalidValue, 'businessUnit must be 1..255 characters'),
+    );
   }
   if (errors.length > 0) throw new ScreeningRequestInvalidError(errors);
   return {
@@ -139,24 +150,27 @@ export function parseDecisionRequest(body: unknown): DecisionRequest {
   const errors: FieldError[] = [];
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new ScreeningRequestInvalidError([
-      fieldError('', 'INVALID_TYPE', 'The body must be a JSON object'),
+      fieldError('', FieldProblems.InvalidType, 'The body must be a JSON object'),
     ]);
   }
   const b = body as Record<string, unknown>;
   for (const k of Object.keys(b))
-    if (!DECISION_FIELDS.has(k)) errors.push(fieldError(k, 'UNKNOWN_FIELD', `${k} is not a known field`));
+    if (!DECISION_FIELDS.has(k))
+      errors.push(fieldError(k, FieldProblems.UnknownField, `${k} is not a known field`));
   const text = (field: string, max: number, required = true): string | undefined => {
     const v = b[field];
     if (v === undefined) {
-      if (required) errors.push(fieldError(field, 'REQUIRED', `${field} is required`));
+      if (required) errors.push(fieldError(field, FieldProblems.Required, `${field} is required`));
       return undefined;
     }
-    if (typeof v !== 'string') errors.push(fieldError(field, 'INVALID_TYPE', `${field} must be a string`));
-    else if (v.trim() === '') errors.push(fieldError(field, 'TOO_SHORT', `${field} must not be empty`));
+    if (typeof v !== 'string')
+      errors.push(fieldError(field, FieldProblems.InvalidType, `${field} must be a string`));
+    else if (v.trim() === '')
+      errors.push(fieldError(field, FieldProblems.TooShort, `${field} must not be empty`));
     else if (v.length > max)
-      errors.push(fieldError(field, 'TOO_LONG', `${field} is longer than ${max} characters`));
+      errors.push(fieldError(field, FieldProblems.TooLong, `${field} is longer than ${max} characters`));
     else if (v.includes('\u0000'))
-      errors.push(fieldError(field, 'FORBIDDEN_CHARACTER', `${field} contains a NUL character`));
+      errors.push(fieldError(field, FieldProblems.ForbiddenCharacter, `${field} contains a NUL character`));
     else return v;
     return undefined;
   };
@@ -164,13 +178,17 @@ export function parseDecisionRequest(body: unknown): DecisionRequest {
   const customerExtId = text('customerExtId', 255);
   const list = text('list', 20);
   if (list !== undefined && !SCREENING_LISTS.includes(list as ScreeningList)) {
-    errors.push(fieldError('list', 'INVALID_VALUE', `list must be one of ${SCREENING_LISTS.join(', ')}`));
+    errors.push(
+      fieldError('list', FieldProblems.InvalidValue, `list must be one of ${SCREENING_LISTS.join(', ')}`),
+    );
   }
   const entryId = text('entryId', 255);
   const source = text('source', 100, false);
   const decision = text('decision', 20);
   if (decision !== undefined && decision !== 'FALSE_POSITIVE' && decision !== 'CONFIRMED') {
-    errors.push(fieldError('decision', 'INVALID_VALUE', 'decision must be FALSE_POSITIVE or CONFIRMED'));
+    errors.push(
+      fieldError('decision', FieldProblems.InvalidValue, 'decision must be FALSE_POSITIVE or CONFIRMED'),
+    );
   }
   const reason = text('reason', 4000);
   if (errors.length > 0) throw new ScreeningRequestInvalidError(errors);
