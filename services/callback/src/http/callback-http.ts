@@ -1,12 +1,14 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { Health, Logger, Registry } from '@crs/runtime';
 import {
-  CallbackApiStartingError,
-  CallbackBodyInvalidError,
-  CallbackRouteNotFoundError,
+  MalformedJsonError,
+  PayloadTooLargeError,
+  ResourceNotFoundError,
+  UnsupportedMediaTypeError,
   answerForError,
   type ApiAnswer,
-} from './api-error';
+} from '@crs/http';
+import type { Health, Logger, Registry } from '@crs/runtime';
+import { CallbackApiStartingError } from './api-error';
 import type { RedeliveryApi } from './redelivery-api';
 
 /** The largest redelivery body: 100 event ids of 255 characters and the two keys fit many times. */
@@ -31,12 +33,7 @@ function readBody(req: IncomingMessage): Promise<string> {
       // Past the limit the rest is read and dropped, so the 413 reaches the client; the connection then closes.
       if (size > MAX_BODY_BYTES) {
         chunks.length = 0;
-        reject(
-          new CallbackBodyInvalidError(
-            'PAYLOAD_TOO_LARGE',
-            'Request body is larger than the configured limit',
-          ),
-        );
+        reject(new PayloadTooLargeError());
         return;
       }
       chunks.push(chunk);
@@ -48,24 +45,25 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 async function jsonBody(req: IncomingMessage): Promise<unknown> {
   if (!/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
-    throw new CallbackBodyInvalidError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
+    throw new UnsupportedMediaTypeError('Content-Type must be application/json');
   const text = await readBody(req);
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new CallbackBodyInvalidError('MALFORMED_JSON', 'Request body is not valid JSON');
+    throw new MalformedJsonError();
   }
 }
 
 /** The API's routes: method and path to the answer. */
 async function route(req: IncomingMessage, url: URL, api: RedeliveryApi | undefined): Promise<ApiAnswer> {
   const authorization = req.headers.authorization;
-  if (!api && url.pathname.startsWith('/api/callbacks/')) throw new CallbackApiStartingError();
+  if (!api && url.pathname.startsWith('/api/callbacks/'))
+    throw new CallbackApiStartingError(RETRY_AFTER_SECONDS);
   if (api && req.method === 'GET' && url.pathname === '/api/callbacks/deliveries')
     return api.deliveries(authorization, url.searchParams);
   if (api && req.method === 'POST' && url.pathname === '/api/callbacks/redeliver')
     return api.redeliver(authorization, await jsonBody(req));
-  throw new CallbackRouteNotFoundError();
+  throw new ResourceNotFoundError();
 }
 
 /**
@@ -97,9 +95,11 @@ export function callbackHttpHandler(opts: CallbackHttpOptions): RequestListener 
       const started = process.hrtime.bigint();
       const url = new URL(req.url ?? '/', 'http://callback');
       const answer = await route(req, url, opts.api()).catch((err: unknown) =>
-        answerForError(err, RETRY_AFTER_SECONDS, (e) =>
-          logger.error({ err: e, route: url.pathname }, 'unhandled error'),
-        ),
+        answerForError(err, {
+          logger,
+          retryAfterSeconds: RETRY_AFTER_SECONDS,
+          context: { requestId: req.headers['x-request-id'], route: url.pathname },
+        }),
       );
       send(res, answer);
       // Method, path and status only: query strings and bodies may carry identifiers of customers.

@@ -1,7 +1,7 @@
 import { requireBusinessUnit, requireScope, type Principal, type TokenVerifier } from '@crs/auth';
-import { SchemaIds, summarizeErrors, type Validators } from '@crs/contracts';
+import { ErrorCodes, FieldProblems, SchemaIds, summarizeErrors, type Validators } from '@crs/contracts';
+import { RequestInvalidError, fieldError, type ApiAnswer } from '@crs/http';
 import type { DeliveryStore } from '@crs/store';
-import { CallbackRequestInvalidError, type ApiAnswer } from './api-error';
 
 export interface RedeliveryApiDeps {
   verifier: TokenVerifier;
@@ -39,8 +39,8 @@ export class RedeliveryApi {
     const communicationNumber = query.get('communicationNumber');
     if (!businessUnit || !communicationNumber) {
       const message = 'businessUnit and communicationNumber are required';
-      throw new CallbackRequestInvalidError('V001', message, [
-        { path: 'businessUnit', code: 'V001.businessUnit.REQUIRED', message },
+      throw new RequestInvalidError(ErrorCodes.ValidationFailed, message, [
+        fieldError('businessUnit', FieldProblems.Required, message),
       ]);
     }
     requireBusinessUnit(principal, businessUnit);
@@ -81,7 +81,7 @@ export class RedeliveryApi {
     );
     if (!v.ok) {
       const { errorCode, errorDescription } = summarizeErrors(v.errors);
-      throw new CallbackRequestInvalidError(errorCode, errorDescription, v.errors);
+      throw new RequestInvalidError(errorCode, errorDescription, v.errors);
     }
     const { businessUnit, communicationNumber, eventIds } = v.value;
     requireBusinessUnit(principal, businessUnit);
