@@ -2,11 +2,12 @@ import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import type { MessageSerde } from './serde';
 import type { OutgoingMessage } from './decoded-message';
 import { produceSlices, type EncodedMessage } from './produce-slices';
+import { ErrorCodes } from '@crs/contracts';
 import { CodedError } from '@crs/runtime';
 
 export class BrokerUnavailableError extends CodedError {
   constructor(cause: unknown) {
-    super('SERVICE_UNAVAILABLE', 'the message broker did not acknowledge the message', {
+    super(ErrorCodes.ServiceUnavailable, 'the message broker did not acknowledge the message', {
       cause: cause instanceof Error ? cause.message : String(cause),
     });
   }

@@ -1,3 +1,5 @@
+import { ErrorCodes } from '@crs/contracts/types';
+
 /** A business rule refused a command; the shell records it as a CustomerCommandRejected event. */
 export class CustomerCommandRejectedError extends Error {
   constructor(
@@ -12,32 +14,44 @@ export class CustomerCommandRejectedError extends Error {
 
 export class CustomerAlreadyExistsError extends CustomerCommandRejectedError {
   constructor() {
-    super('C001', 'Customer already exists: use action UPDATE', 'action');
+    super(ErrorCodes.CustomerAlreadyExists, 'Customer already exists: use action UPDATE', 'action');
   }
 }
 
 export class CustomerNotFoundError extends CustomerCommandRejectedError {
   constructor() {
-    super('C004', 'Customer does not exist: UPDATE needs an existing customer', 'customerExtId');
+    super(
+      ErrorCodes.CustomerNotFound,
+      'Customer does not exist: UPDATE needs an existing customer',
+      'customerExtId',
+    );
   }
 }
 
 export class CustomerDowngradeError extends CustomerCommandRejectedError {
   constructor() {
-    super('C005', 'A full customer cannot be replaced by a simplified customer', 'customerExtId');
+    super(
+      ErrorCodes.SimplifiedDowngrade,
+      'A full customer cannot be replaced by a simplified customer',
+      'customerExtId',
+    );
   }
 }
 
 export class CustomerStatusTransitionError extends CustomerCommandRejectedError {
   constructor(from: string, to: string) {
-    super('C010', `customerStatus cannot change from ${from} to ${to}`, 'customerStatus');
+    super(
+      ErrorCodes.InvalidStatusTransition,
+      `customerStatus cannot change from ${from} to ${to}`,
+      'customerStatus',
+    );
   }
 }
 
 export class CustomerNotScorableError extends CustomerCommandRejectedError {
   constructor() {
     super(
-      'C006',
+      ErrorCodes.CustomerNotScorable,
       'A simplified customer cannot be risk-scored; import the full customer first',
       'customerExtId',
     );
@@ -48,7 +62,7 @@ export class CustomerNotScorableError extends CustomerCommandRejectedError {
 export class RetentionHoldError extends CustomerCommandRejectedError {
   constructor(holdUntil: string | null) {
     super(
-      'RETENTION_HOLD',
+      ErrorCodes.RetentionHold,
       holdUntil
         ? `A retention hold applies until ${holdUntil}: personal data cannot be erased before then without an override`
         : 'A retention hold applies while the business relationship is open: personal data cannot be erased without an override',
@@ -64,7 +78,7 @@ export class RetentionHoldError extends CustomerCommandRejectedError {
 export class PersonalDataKeyErasedError extends CustomerCommandRejectedError {
   constructor() {
     super(
-      'PERSONAL_DATA_KEY_ERASED',
+      ErrorCodes.PersonalDataKeyErased,
       'The record was encrypted with a key erased in the meantime: send it again with a new communicationNumber',
       'customerExtId',
     );
