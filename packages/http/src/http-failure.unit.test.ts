@@ -7,7 +7,14 @@ import {
   MongoServerSelectionError,
   MongoTopologyClosedError,
 } from 'mongodb';
-import { AuthForbiddenScopeError, AuthMissingTokenError } from '@crs/auth';
+import {
+  AuthForbiddenBusinessUnitError,
+  AuthForbiddenScopeError,
+  AuthInvalidTokenError,
+  AuthKeysUnavailableError,
+  AuthMissingTokenError,
+} from '@crs/auth';
+import { ErrorCodes } from '@crs/contracts';
 import { createLogger } from '@crs/runtime';
 import {
   ApiError,
@@ -121,6 +128,17 @@ describe('httpFailure: any thrown error to status, code, description, field erro
       code: 'AUTH_FORBIDDEN_SCOPE',
       headers: { 'www-authenticate': expect.stringContaining('insufficient_scope') },
     });
+  });
+
+  // @crs/auth cannot import ErrorCodes (@crs/contracts depends on it): its literals are checked here.
+  it.each([
+    [new AuthMissingTokenError(), ErrorCodes.AuthMissingToken, 401],
+    [new AuthInvalidTokenError('expired'), ErrorCodes.AuthInvalidToken, 401],
+    [new AuthForbiddenScopeError('customers:write'), ErrorCodes.AuthForbiddenScope, 403],
+    [new AuthForbiddenBusinessUnitError('DEMO'), ErrorCodes.AuthForbiddenBusinessUnit, 403],
+    [new AuthKeysUnavailableError(), ErrorCodes.AuthKeysUnavailable, 503],
+  ])('%s answers its ErrorCodes entry %s with %i', (err, code, status) => {
+    expect(map(err)).toMatchObject({ status, code });
   });
 
   it.each([
