@@ -304,9 +304,6 @@ export function buildIngress(
           logger.info({ key }, 'orphan communicationNumber reservation reclaimed by a retry');
         },
       });
-      // Reservations made before the publication record count as published (decision 0026), before any request.
-      const recorded = await gateway.recordEarlierReservations();
-      if (recorded > 0) logger.info({ recorded }, 'earlier reservations recorded as published');
       const app = build({ gateway, classifiers, catalog, verifier, privacy });
       health.addReadinessCheck('mongo', () => watchdog!.ping());
       health.addReadinessCheck('kafka', () => publisher?.isConnected() ?? false);

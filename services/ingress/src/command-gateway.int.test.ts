@@ -12,7 +12,7 @@ import {
 import { OwnedCollections } from '@crs/store';
 import { TcpProxy, messagingSettingsFromEnv } from '@crs/testing';
 import { CommandGateway, type CommandGatewayOptions, type PendingCommand } from './command-gateway';
-import { PublishedReservations } from './reservations/publication-record';
+import { PublishedReservations, type PublishedGroupDoc } from './reservations/publication-record';
 
 /**
  * The communicationNumber reservation when the store fails while a request fails: on the real broker
@@ -85,10 +85,16 @@ describe('CommandGateway: reservations of failed requests', () => {
       .collection<{ _id: string; commandId: string }>(OwnedCollections.reservations)
       .findOne({ _id: CommandGateway.key('DEMO', communicationNumber) });
 
-  const recorded = async (communicationNumber: string) =>
-    (await directDb
-      .collection<{ _id: string }>(PublishedReservations)
-      .findOne({ _id: CommandGateway.key('DEMO', communicationNumber) })) !== null;
+  /** Whether the reservation's group is recorded as published, with this reservation acknowledged. */
+  const recorded = async (communicationNumber: string, db: Db = directDb) => {
+    const key = CommandGateway.key('DEMO', communicationNumber);
+    const held = await db
+      .collection<{ _id: string; group?: string }>(OwnedCollections.reservations)
+      .findOne({ _id: key });
+    if (!held?.group) return false;
+    const group = await db.collection<PublishedGroupDoc>(PublishedReservations).findOne({ _id: held.group });
+    return group !== null && !group.unpublished.includes(key);
+  };
 
   /** Sets a reservation's age back, as if its attempt were long gone. */
   const age = (communicationNumber: string, db: Db = directDb) =>
@@ -108,6 +114,8 @@ describe('CommandGateway: reservations of failed requests', () => {
       customerExtId: `C-${communicationNumber}`,
       reservedAt: new Date(Date.now() - 3600_000),
       commandId: randomUUID(),
+      // Its group's record was never written: the attempt died before Kafka acknowledged it.
+      group: randomUUID(),
     });
 
   async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30000): Promise<void> {
@@ -342,9 +350,10 @@ describe('CommandGateway: reservations of failed requests', () => {
           { _id: CommandGateway.key('DEMO', 'rec-lost') as never },
           { $set: { reservedAt: new Date() } },
         );
-      await directDb
-        .collection(PublishedReservations)
-        .deleteOne({ _id: CommandGateway.key('DEMO', 'rec-lost') as never });
+      const held = await directDb
+        .collection<{ _id: string; group: string }>(OwnedCollections.reservations)
+        .findOne({ _id: CommandGateway.key('DEMO', 'rec-lost') });
+      await directDb.collection(PublishedReservations).deleteOne({ _id: held!.group as never });
       expect(await g.submit([item('rec-lost')])).toEqual([{ ok: false, reason: 'USED' }]);
     });
 
@@ -374,25 +383,56 @@ describe('CommandGateway: reservations of failed requests', () => {
       await until('the pending records to empty', async () => g.unrecordedCount() === 0);
     });
 
-    it('reservations made before the record count as published, recorded once before the first request', async () => {
-      const db = proxied.db(`${directDb.databaseName}_earlier`);
-      try {
-        for (const n of ['early-1', 'early-2', 'early-3']) await leftByDeadAttempt(n, db);
-        const publisher = new DurablePublisher(messaging.kafka, messaging.serde, 2000);
-        publishers.push(publisher);
-        const g = new CommandGateway(db, publisher, messaging.topics.customerCommands, () => new Date(), {
-          orphanAfterMs: ORPHAN_AFTER_MS,
-        });
-        gateways.push(g);
-        expect(await g.recordEarlierReservations()).toBe(3);
-        expect(await g.recordEarlierReservations()).toBe(0);
-        expect(await g.submit([item('early-1')])).toEqual([{ ok: false, reason: 'USED' }]);
-        // A reservation left after that pass is judged by the record: never recorded, so reclaimed.
-        await leftByDeadAttempt('early-4', db);
-        expect(await g.submit([item('early-4')])).toEqual([{ ok: true }]);
-      } finally {
-        await db.dropDatabase();
+    it('a reservation made before the record existed (no group) counts as published, however old', async () => {
+      const g = await gateway(messaging.topics.customerCommands, 300, { orphanAfterMs: ORPHAN_AFTER_MS });
+      await directDb.collection(OwnedCollections.reservations).insertOne({
+        _id: CommandGateway.key('DEMO', 'early-1') as never,
+        businessUnit: 'DEMO',
+        communicationNumber: 'early-1',
+        customerExtId: 'C-early-1',
+        reservedAt: new Date(Date.now() - 3600_000),
+        commandId: randomUUID(),
+      });
+      expect(await g.isUsed('DEMO', 'early-1', 'C-early-1')).toBe(true);
+      expect(await g.submit([item('early-1')])).toEqual([{ ok: false, reason: 'USED' }]);
+    });
+
+    it('a batch is recorded with one document for its group; a request of the group whose publish failed is listed as unpublished', async () => {
+      const g = await gateway(messaging.topics.customerCommands, 300, { orphanAfterMs: ORPHAN_AFTER_MS });
+      const numbers = Array.from({ length: 50 }, (_, i) => `grp-rec-${i}`);
+      const before = await directDb.collection(PublishedReservations).countDocuments();
+      expect(await g.submit(numbers.map((n) => item(n)))).toEqual(numbers.map(() => ({ ok: true })));
+      expect(await directDb.collection(PublishedReservations).countDocuments()).toBe(before + 1);
+      for (const n of [numbers[0]!, numbers[49]!]) expect(await recorded(n)).toBe(true);
+
+      // Two requests in one group: one publishes, the other's publish fails.
+      class FailsForOne extends DurablePublisher {
+        override async publish(messages: OutgoingMessage[]): Promise<void> {
+          if (messages.some((m) => (m.value as { correlationId?: string }).correlationId === 'grp-bad'))
+            throw new BrokerUnavailableError(new Error('refused for the test'));
+          await super.publish(messages);
+        }
       }
+      const mixed = await gateway(messaging.topics.customerCommands, 300, {
+        publisher: new FailsForOne(messaging.kafka, messaging.serde, 2000),
+        orphanAfterMs: ORPHAN_AFTER_MS,
+      });
+      const [good, bad] = await Promise.allSettled([
+        mixed.submit([item('grp-good')]),
+        mixed.submit([item('grp-bad')]),
+      ]);
+      expect(good).toEqual({ status: 'fulfilled', value: [{ ok: true }] });
+      expect(bad.status).toBe('rejected');
+      expect(await recorded('grp-good')).toBe(true);
+      // The group's record names the failed request's key: had its release failed too, the reservation
+      // left behind would still be an orphan to reclaim.
+      const held = await directDb
+        .collection<{ _id: string; group: string }>(OwnedCollections.reservations)
+        .findOne({ _id: CommandGateway.key('DEMO', 'grp-good') });
+      const group = await directDb
+        .collection<PublishedGroupDoc>(PublishedReservations)
+        .findOne({ _id: held!.group });
+      expect(group).toMatchObject({ acknowledged: 1, unpublished: [CommandGateway.key('DEMO', 'grp-bad')] });
     });
   });
 });

@@ -38,6 +38,13 @@ interface Reserved {
   attempts: Attempt[];
 }
 
+/** What a group reserved: per request (null: it failed and is releasing), and every key it holds. */
+interface ReservedGroup {
+  requests: (Reserved | null)[];
+  /** Every reservation key inserted with the group's id (also those of failed requests). */
+  keys: string[];
+}
+
 /** One submit call waiting for its group. */
 interface QueuedSubmit {
   items: PendingCommand[];
@@ -136,14 +143,6 @@ export class CommandGateway {
     return this.published.pendingCount();
   }
 
-  /**
-   * Once per database, before the first request: records the reservations of releases before the
-   * publication record as published, so none of them is taken for an orphan (docs/decisions/0026).
-   */
-  recordEarlierReservations(): Promise<number> {
-    return this.published.recordEarlier(this.reservations);
-  }
-
   /** Stops the background retries (shutdown); reservations still held stay in the store. */
   close(): void {
     this.releases.close();
@@ -206,9 +205,12 @@ export class CommandGateway {
     }
     if (group.length === 0) return;
     this.reserving = true;
+    // Every reservation of the group carries its id; the publication record is written per group.
+    const groupId = randomUUID();
     let reserved: (Reserved | null)[];
+    let groupKeys: string[];
     try {
-      reserved = await this.reserveGroup(group);
+      ({ requests: reserved, keys: groupKeys } = await this.reserveGroup(group, groupId));
     } catch (err) {
       for (const request of group) request.reject(err);
       return;
@@ -235,12 +237,27 @@ export class CommandGateway {
       }
     }
     // Publishing overlaps the next group's reservations.
-    await Promise.all(
+    const acknowledged = await Promise.all(
       group.map((request, i) => {
         const mine = reserved[i];
-        return mine ? this.publishRequest(request, mine) : undefined;
+        return mine ? this.publishRequest(request, mine) : false;
       }),
     );
+    // Recorded before the answers, so a reservation of an acknowledged request is never an orphan; the
+    // record never fails a request (decision 0026: Kafka holds the commands). One document per group:
+    // the keys of the group whose command was not acknowledged are listed in it.
+    const published = new Set<string>();
+    reserved.forEach((mine, i) => {
+      if (mine && acknowledged[i]) for (const a of mine.attempts) published.add(heldBy(a).key);
+    });
+    await this.published.record(
+      groupId,
+      published.size,
+      groupKeys.filter((key) => !published.has(key)),
+    );
+    reserved.forEach((mine, i) => {
+      if (mine && acknowledged[i]) group[i]!.resolve(mine.outcomes);
+    });
   }
 
   /**
@@ -248,7 +265,7 @@ export class CommandGateway {
    * of ours waiting for release, an orphan). A request with any other failure releases what it reserved
    * and is rejected (`null` in the result); the others get their outcomes and reserved attempts.
    */
-  private async reserveGroup(group: QueuedSubmit[]): Promise<(Reserved | null)[]> {
+  private async reserveGroup(group: QueuedSubmit[], groupId: string): Promise<ReservedGroup> {
     const now = this.clock();
     const docs: ReservationDoc[] = [];
     const attempts: Attempt[] = [];
@@ -264,6 +281,7 @@ export class CommandGateway {
           customerExtId: item.customerExtId,
           reservedAt: now,
           commandId,
+          group: groupId,
         });
         owner.push(r);
       }
@@ -317,13 +335,15 @@ export class CommandGateway {
       }
       result.push({ outcomes: indexes.map((i) => (used.has(i) ? USED : RESERVED)), attempts: mine });
     }
-    return result;
+    return { requests: result, keys: docs.filter((_, i) => !used.has(i)).map((d) => d._id) };
   }
 
-  private async publishRequest(
-    request: QueuedSubmit,
-    { outcomes, attempts: reserved }: Reserved,
-  ): Promise<void> {
+  /**
+   * Publishes a request's commands; true when Kafka acknowledged them (the caller records the group and
+   * then answers), false when the publish failed (its reservations are released and it is rejected).
+   */
+  private async publishRequest(request: QueuedSubmit, { attempts: reserved }: Reserved): Promise<boolean> {
+    if (reserved.length === 0) return true;
     const issuedAt = this.clock().toISOString();
     try {
       await this.publisher.publish(
@@ -346,12 +366,9 @@ export class CommandGateway {
     } catch (err) {
       await this.releases.release(reserved.map(heldBy));
       request.reject(err);
-      return;
+      return false;
     }
-    // Recorded before the answer, so a reservation of an acknowledged request is never an orphan; the
-    // record never fails the request (decision 0026: Kafka holds the command).
-    await this.published.record(reserved.map((a) => heldBy(a).key));
-    request.resolve(outcomes);
+    return true;
   }
 
   /**
@@ -377,7 +394,7 @@ export class CommandGateway {
    */
   private isOrphan(held: ReservationDoc, customerExtId: string): Promise<boolean> {
     return isOrphan(held, { customerExtId, now: this.clock() }, this.options.orphanAfterMs, () =>
-      this.published.has(held._id),
+      this.published.has(held),
     );
   }
 

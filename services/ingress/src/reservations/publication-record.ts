@@ -3,47 +3,56 @@ import { insertNew } from '@crs/store';
 import { BackgroundRetry } from './background-retry';
 import type { ReservationDoc } from './reservation';
 
-/** The ingress's record of published reservations, in its own database beside `comm_reservations`. */
+/** The ingress's record of published reservation groups, in its own database beside `comm_reservations`. */
 export const PublishedReservations = 'comm_published';
 
-/** The `_id` of the document that says the reservations made before this record existed were recorded. */
-const EARLIER_RECORDED = '#earlier-reservations-recorded';
-
-/** BATCH of the one-time pass over earlier reservations. */
-const BATCH = 1000;
-
-interface PublishedDoc {
+/**
+ * One group of reservations (one `insertMany` of the gateway) whose commands Kafka acknowledged: the
+ * keys of the group that were NOT acknowledged are listed (a request whose publish failed; usually none).
+ */
+export interface PublishedGroupDoc {
+  /** The group id every reservation of the group carries (`ReservationDoc.group`). */
   _id: string;
   at: Date;
-  /** Only on the EARLIER_RECORDED document: how many reservations it recorded. */
-  reservations?: number;
+  /** How many reservations of the group were acknowledged (for operators). */
+  acknowledged: number;
+  /** Reservation keys of the group whose command was not acknowledged. */
+  unpublished: string[];
 }
 
 export interface PublicationRecordOptions {
   retryMs: number;
   retryMaxMs: number;
-  /** Told when a write failed; its keys are kept and written again in the background. */
+  /** Told when a write failed; its groups are kept and written again in the background. */
   onRecordFailed?: (err: unknown, pending: number) => void;
 }
 
+interface PendingGroup {
+  doc: PublishedGroupDoc;
+  unpublished: Set<string>;
+}
+
 /**
- * Which communicationNumber reservations had their command acknowledged by Kafka: one document per
- * reservation key, `{ _id: key, at }`, written after the acknowledgement and before the client is
- * answered (docs/decisions/0026). A reservation that is held but not recorded is one whose attempt died
- * between reserving and answering, which decides whether a retry may reclaim it.
+ * Which communicationNumber reservations had their command acknowledged by Kafka (docs/decisions/0026),
+ * recorded per group of reservations rather than per reservation: every reservation carries the id of
+ * the group it was inserted with, and once the group's requests are published (before any of them is
+ * answered) one document `{ _id: group, unpublished: [...] }` says which of its keys were not
+ * acknowledged. A batch of 1,000 customers costs one document instead of 1,000 (the accept path's
+ * store writes per customer: one reservation, no record). A reservation held but not covered by its
+ * group's record is one whose attempt died between reserving and answering, which decides whether a
+ * retry may reclaim it. A reservation without a group was made before this record existed: it counts as
+ * published (taking an earlier number as used never makes a second effect).
  *
- * Writes are unordered `insertMany`s (an `_id` already recorded is skipped), grouped: calls that arrive
- * while a write is in flight go together in the next one. A failed write never fails the request (Kafka
- * holds its command): its keys are kept in memory, count as recorded for this process, and are written
- * again in the background with backoff until the store answers. Separate documents rather than a flag on
- * the reservation: on FerretDB v1 an insert of many documents is one command, while updates are one
- * query each (docs/decisions/0015).
+ * Writes are unordered `insertMany`s (a group already recorded is skipped), grouped: calls that arrive
+ * while a write is in flight go together in the next one. A failed write never fails the requests
+ * (Kafka holds their commands): the groups are kept in memory, count as recorded for this process, and
+ * are written again in the background with backoff until the store answers.
  */
 export class PublicationRecord {
-  private readonly collection: Collection<PublishedDoc>;
-  /** Keys acknowledged by Kafka whose record is not written yet (in flight or failed). */
-  private readonly pending = new Set<string>();
-  private waiting: { keys: string[]; done: () => void }[] = [];
+  private readonly collection: Collection<PublishedGroupDoc>;
+  /** Groups acknowledged by Kafka whose record is not written yet (in flight or failed). */
+  private readonly pending = new Map<string, PendingGroup>();
+  private waiting: { groups: PendingGroup[]; done: () => void }[] = [];
   private writing = false;
   private readonly retry: BackgroundRetry;
 
@@ -52,90 +61,77 @@ export class PublicationRecord {
     private readonly clock: () => Date,
     private readonly options: PublicationRecordOptions,
   ) {
-    this.collection = db.collection<PublishedDoc>(PublishedReservations);
+    this.collection = db.collection<PublishedGroupDoc>(PublishedReservations);
     this.retry = new BackgroundRetry(() => this.retryPending(), options.retryMs, options.retryMaxMs);
   }
 
-  /** Acknowledged keys whose record could not be written yet (a gauge for operators). */
+  /** Acknowledged reservations whose record could not be written yet (a gauge for operators). */
   pendingCount(): number {
-    return this.pending.size;
+    let n = 0;
+    for (const g of this.pending.values()) n += g.doc.acknowledged;
+    return n;
   }
 
   close(): void {
     this.retry.stop();
   }
 
-  /** Records the keys as published; resolves once written, or once kept for the background retry. */
-  record(keys: string[]): Promise<void> {
-    if (keys.length === 0) return Promise.resolve();
-    for (const key of keys) this.pending.add(key);
+  /**
+   * Records a group as published, but for the keys in `unpublished`; resolves once written, or once kept
+   * for the background retry. A group with nothing acknowledged needs no record (none is published).
+   */
+  record(group: string, acknowledged: number, unpublished: string[]): Promise<void> {
+    if (acknowledged === 0) return Promise.resolve();
+    const pending: PendingGroup = {
+      doc: { _id: group, at: this.clock(), acknowledged, unpublished },
+      unpublished: new Set(unpublished),
+    };
+    this.pending.set(group, pending);
     return new Promise((done) => {
-      this.waiting.push({ keys, done });
+      this.waiting.push({ groups: [pending], done });
       void this.flush();
     });
   }
 
-  /** Whether a command with this reservation key was acknowledged by Kafka (as far as the ingress knows). */
-  async has(key: string): Promise<boolean> {
-    if (this.pending.has(key)) return true;
-    return (await this.collection.findOne({ _id: key }, { projection: { _id: 1 } })) !== null;
-  }
-
-  /**
-   * Once per database: records every reservation made before this record existed as published (their
-   * commands cannot be told apart any more, and taking one as used never makes a second effect), so
-   * that none of them counts as an orphan. Repeated after an interrupted pass; returns how many it recorded.
-   */
-  async recordEarlier(reservations: Collection<ReservationDoc>): Promise<number> {
-    if ((await this.collection.findOne({ _id: EARLIER_RECORDED })) !== null) return 0;
-    const at = this.clock();
-    let recorded = 0;
-    let batch: PublishedDoc[] = [];
-    for await (const r of reservations.find({}, { projection: { _id: 1 } }).batchSize(BATCH)) {
-      batch.push({ _id: r._id, at });
-      if (batch.length === BATCH) {
-        await insertNew(this.collection, batch);
-        recorded += batch.length;
-        batch = [];
-      }
-    }
-    await insertNew(this.collection, batch);
-    recorded += batch.length;
-    await insertNew(this.collection, [{ _id: EARLIER_RECORDED, at, reservations: recorded }]);
-    return recorded;
+  /** Whether the command of a held reservation was acknowledged by Kafka (as far as the ingress knows). */
+  async has(held: Pick<ReservationDoc, '_id' | 'group'>): Promise<boolean> {
+    if (held.group === undefined) return true;
+    const pending = this.pending.get(held.group);
+    if (pending) return !pending.unpublished.has(held._id);
+    const doc = await this.collection.findOne({ _id: held.group });
+    return doc !== null && !doc.unpublished.includes(held._id);
   }
 
   private async flush(): Promise<void> {
     if (this.writing || this.waiting.length === 0) return;
     this.writing = true;
-    const group = this.waiting;
+    const waiting = this.waiting;
     this.waiting = [];
     try {
-      await this.write(group.flatMap((g) => g.keys));
+      await this.write(waiting.flatMap((w) => w.groups));
     } catch (err) {
-      this.options.onRecordFailed?.(err, this.pending.size);
+      this.options.onRecordFailed?.(err, this.pendingCount());
       this.retry.schedule();
     } finally {
       this.writing = false;
-      for (const g of group) g.done();
+      for (const w of waiting) w.done();
       void this.flush();
     }
   }
 
-  private async write(keys: string[]): Promise<void> {
-    const at = this.clock();
+  private async write(groups: PendingGroup[]): Promise<void> {
+    if (groups.length === 0) return;
+    // E11000: the group is recorded already (a background retry racing a write in flight).
     await insertNew(
       this.collection,
-      keys.map((key) => ({ _id: key, at })),
+      groups.map((g) => g.doc),
     );
-    for (const key of keys) this.pending.delete(key);
+    for (const g of groups) this.pending.delete(g.doc._id);
   }
 
   private async retryPending(): Promise<{ failed: boolean; more: boolean }> {
-    // Keys of a write still in flight may be written twice: the second insert skips them.
-    const keys = [...this.pending];
     try {
-      await this.write(keys);
+      await this.write([...this.pending.values()]);
       return { failed: false, more: this.pending.size > 0 };
     } catch {
       return { failed: true, more: true };

@@ -6,6 +6,11 @@ export interface ReservationDoc {
   customerExtId: string;
   reservedAt: Date;
   commandId: string;
+  /**
+   * The group of reservations it was inserted with: the publication record says per group which
+   * commands Kafka acknowledged (`PublicationRecord`). Absent on reservations made before that record.
+   */
+  group?: string;
 }
 
 /** The `_id` of a reservation: unique per business unit and communicationNumber. */
