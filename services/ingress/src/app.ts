@@ -1,28 +1,12 @@
 import express, { type Express, type Request } from 'express';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import type { MongoClient } from 'mongodb';
-import {
-  Counter,
-  Gauge,
-  Health,
-  Histogram,
-  createMetricsRegistry,
-  type Logger,
-  type Registry,
-} from '@crs/runtime';
+import { Counter, Gauge, Histogram, type Logger, type Registry } from '@crs/runtime';
 import { ErrorCodes, buildOpenApi, createValidators } from '@crs/contracts';
 import { createTokenVerifier } from '@crs/auth';
-import { DurablePublisher, buildAsyncApi, setUpMessaging, streamKey } from '@crs/messaging';
+import { ServiceHost, type Listener } from '@crs/host';
+import { DurablePublisher, buildAsyncApi, streamKey } from '@crs/messaging';
 import { CustomerPrivacy } from '@crs/privacy';
-import {
-  ProjectionCatalog,
-  adoptOwnedCollections,
-  connectMongo,
-  watchMongo,
-  type MongoWatchdog,
-} from '@crs/store';
+import { ProjectionCatalog, adoptOwnedCollections } from '@crs/store';
 import { ClassifierStore } from './classifiers/classifier-store';
 import { demoClassifiers } from './classifiers/demo-classifiers';
 import { CommandGateway } from './command-gateway';
@@ -55,8 +39,8 @@ export function buildIngress(
   logger: Logger,
   clock: () => Date = () => new Date(),
 ): IngressService {
-  const metrics = createMetricsRegistry('ingress');
-  const health = new Health();
+  const host = new ServiceHost({ name: 'ingress', config, logger });
+  const { metrics, health } = host;
   const latency = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request latency by route, method and status',
@@ -64,9 +48,7 @@ export function buildIngress(
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [metrics],
   });
-  let server: Server | undefined;
-  let mongo: MongoClient | undefined;
-  let watchdog: MongoWatchdog | undefined;
+  let api: Listener | undefined;
   let publisher: DurablePublisher | undefined;
   let gateway: CommandGateway | undefined;
   let draining = false;
@@ -239,95 +221,90 @@ export function buildIngress(
 
   return {
     metrics,
-    port: () => (server?.address() as AddressInfo | null)?.port ?? 0,
-    async start() {
-      const { client, db, ownDb } = await connectMongo(config, metrics);
-      mongo = client;
-      watchdog = watchMongo({ client, db }, config, logger);
-      // Reservations of a release before owner databases (decision 0017) move before any request is served.
-      await adoptOwnedCollections(client, config, 'ingress', logger);
-      const classifiers = new ClassifierStore(db, config.CLASSIFIER_CACHE_MS);
-      await classifiers.ensureIndexes();
-      if (config.SEED_DEMO_CLASSIFIERS) {
-        const added = await classifiers.seed(demoClassifiers('DEMO'));
-        if (added > 0) logger.info({ added }, 'seeded classifiers of business unit DEMO');
-      }
-      const { kafka, serde, topics } = await setUpMessaging(config, 'ingress', logger);
-      publisher = new DurablePublisher(kafka, serde, config.KAFKA_ACK_TIMEOUT_MS);
-      await publisher.connect().catch((err: unknown) => logger.warn({ err }, 'Kafka not reachable yet'));
-      const verifier = createTokenVerifier({
-        ...(config.AUTH_JWKS_URL ? { jwksUrl: config.AUTH_JWKS_URL } : { jwksFile: config.AUTH_JWKS_FILE }),
-        issuer: config.AUTH_ISSUER,
-        audience: config.AUTH_AUDIENCE,
-      });
-      const catalog = new ProjectionCatalog(db);
-      // docs/privacy.md: personal fields are encrypted before a command is published.
-      const privacy = CustomerPrivacy.fromConfig(config, ownDb('keys'), config.PRIVACY_REQUIRED);
-      if (!privacy.enabled)
-        logger.warn('PRIVACY_KEK_FILE is not set: personal data is published and stored in plain');
-      gateway = new CommandGateway(ownDb('ingress'), publisher, topics.customerCommands, clock, {
-        protect: async (items) => {
-          const records = items.flatMap((item, index) =>
-            item.type === 'ImportCustomer' || item.type === 'ImportSimplifiedCustomer'
-              ? [
-                  {
-                    index,
-                    streamId: streamKey(item.businessUnit, item.customerExtId),
-                    customer: (item.data as { customer: unknown }).customer,
-                  },
-                ]
-              : [],
-          );
-          if (records.length === 0) return items;
-          const encrypted = await privacy.encryptCustomers(records);
-          const out = [...items];
-          records.forEach((r, i) => {
-            const item = out[r.index]!;
-            out[r.index] = { ...item, data: { ...item.data, customer: encrypted[i] } as typeof item.data };
-          });
-          return out;
-        },
-        onReleaseFailed: (err, pending) =>
-          logger.warn(
-            { err, pending },
-            'releasing a communicationNumber reservation failed; retrying in the background',
-          ),
-        onRecordFailed: (err, pending) =>
-          logger.warn(
-            { err, pending },
-            'recording a published communicationNumber reservation failed; retrying in the background',
-          ),
-        orphanAfterMs: config.RESERVATION_ORPHAN_AFTER_SEC * 1000,
-        onReclaimed: (key) => {
-          reclaimed.inc();
-          // The key is the business unit and the communicationNumber: technical identifiers.
-          logger.info({ key }, 'orphan communicationNumber reservation reclaimed by a retry');
-        },
-      });
-      const app = build({ gateway, classifiers, catalog, verifier, privacy });
-      health.addReadinessCheck('mongo', () => watchdog!.ping());
-      health.addReadinessCheck('kafka', () => publisher?.isConnected() ?? false);
-      server = createServer(app);
-      server.keepAliveTimeout = 65000;
-      await new Promise<void>((resolve, reject) => {
-        server!.once('error', reject);
-        server!.listen(config.HTTP_PORT, config.HTTP_HOST, resolve);
-      });
-      health.markStarted();
-      logger.info({ port: (server.address() as AddressInfo).port }, 'ingress listening');
-    },
-    async stop() {
-      // Readiness goes down first so load balancers stop routing; in-flight requests then finish.
-      draining = true;
-      if (server) {
-        const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
-        server.closeIdleConnections();
-        await closed;
-      }
-      await publisher?.disconnect().catch(() => undefined);
-      gateway?.close();
-      await watchdog?.stop();
-      await mongo?.close();
-    },
+    port: () => api?.port() ?? 0,
+    start: () =>
+      host.start(async () => {
+        // With its watchdog and the `mongo` readiness check; the store closes after the gateway.
+        const { client, db, ownDb } = await host.connectStore();
+        host.onStop(() => gateway?.close());
+        // Reservations of a release before owner databases (decision 0017) move before any request is served.
+        await adoptOwnedCollections(client, config, 'ingress', logger);
+        const classifiers = new ClassifierStore(db, config.CLASSIFIER_CACHE_MS);
+        await classifiers.ensureIndexes();
+        if (config.SEED_DEMO_CLASSIFIERS) {
+          const added = await classifiers.seed(demoClassifiers('DEMO'));
+          if (added > 0) logger.info({ added }, 'seeded classifiers of business unit DEMO');
+        }
+        const { kafka, serde, topics } = await host.connectMessaging();
+        const outgoing = new DurablePublisher(kafka, serde, config.KAFKA_ACK_TIMEOUT_MS);
+        publisher = outgoing;
+        host.onStop(() => outgoing.disconnect().catch(() => undefined));
+        await outgoing.connect().catch((err: unknown) => logger.warn({ err }, 'Kafka not reachable yet'));
+        const verifier = createTokenVerifier({
+          ...(config.AUTH_JWKS_URL ? { jwksUrl: config.AUTH_JWKS_URL } : { jwksFile: config.AUTH_JWKS_FILE }),
+          issuer: config.AUTH_ISSUER,
+          audience: config.AUTH_AUDIENCE,
+        });
+        const catalog = new ProjectionCatalog(db);
+        // docs/privacy.md: personal fields are encrypted before a command is published.
+        const privacy = CustomerPrivacy.fromConfig(config, ownDb('keys'), config.PRIVACY_REQUIRED);
+        if (!privacy.enabled)
+          logger.warn('PRIVACY_KEK_FILE is not set: personal data is published and stored in plain');
+        gateway = new CommandGateway(ownDb('ingress'), outgoing, topics.customerCommands, clock, {
+          protect: async (items) => {
+            const records = items.flatMap((item, index) =>
+              item.type === 'ImportCustomer' || item.type === 'ImportSimplifiedCustomer'
+                ? [
+                    {
+                      index,
+                      streamId: streamKey(item.businessUnit, item.customerExtId),
+                      customer: (item.data as { customer: unknown }).customer,
+                    },
+                  ]
+                : [],
+            );
+            if (records.length === 0) return items;
+            const encrypted = await privacy.encryptCustomers(records);
+            const out = [...items];
+            records.forEach((r, i) => {
+              const item = out[r.index]!;
+              out[r.index] = { ...item, data: { ...item.data, customer: encrypted[i] } as typeof item.data };
+            });
+            return out;
+          },
+          onReleaseFailed: (err, pending) =>
+            logger.warn(
+              { err, pending },
+              'releasing a communicationNumber reservation failed; retrying in the background',
+            ),
+          onRecordFailed: (err, pending) =>
+            logger.warn(
+              { err, pending },
+              'recording a published communicationNumber reservation failed; retrying in the background',
+            ),
+          orphanAfterMs: config.RESERVATION_ORPHAN_AFTER_SEC * 1000,
+          onReclaimed: (key) => {
+            reclaimed.inc();
+            // The key is the business unit and the communicationNumber: technical identifiers.
+            logger.info({ key }, 'orphan communicationNumber reservation reclaimed by a retry');
+          },
+        });
+        const app = build({ gateway, classifiers, catalog, verifier, privacy });
+        health.addReadinessCheck('kafka', () => publisher?.isConnected() ?? false);
+        const listener = await host.listen(app, {
+          port: config.HTTP_PORT,
+          host: config.HTTP_HOST,
+          keepAliveTimeoutMs: 65000,
+        });
+        api = listener;
+        // Pushed last, so it runs first: readiness goes down so load balancers stop routing, in-flight
+        // requests then finish; then the publisher, the gateway and the store stop.
+        host.onStop(async () => {
+          draining = true;
+          await listener.close();
+        });
+        logger.info({ port: listener.port() }, 'ingress listening');
+      }),
+    stop: () => host.stop(),
   };
 }
