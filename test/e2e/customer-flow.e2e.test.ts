@@ -320,7 +320,8 @@ describe('customer flow end to end', () => {
     const reservationId = (comm: string) => `4:DEMO:${comm}`;
     const hourAgo = new Date(Date.now() - 3600_000);
     // What an ingress killed between reserving and publishing leaves: a reservation whose command never
-    // reached the log (older than RESERVATION_ORPHAN_AFTER_SEC, 15 minutes by default).
+    // reached the log (older than RESERVATION_ORPHAN_AFTER_SEC, 15 minutes by default), in a group whose
+    // publication record was never written (decision 0026).
     const orphanComm = uniqueId('comm');
     const orphanExtId = uniqueId('cust');
     await reservations.insertOne({
@@ -330,6 +331,7 @@ describe('customer flow end to end', () => {
       customerExtId: orphanExtId,
       reservedAt: hourAgo,
       commandId: randomUUID(),
+      group: randomUUID(),
     } as never);
     // Only a retry of the same customer reclaims it: another customer's request with the number is refused.
     const other = await post('/core-ws-rest/customer', customer(uniqueId('cust'), orphanComm));
