@@ -29,6 +29,7 @@ export const OwnedCollections = {
   classifiers: 'classifiers',
   deliveries: 'callback_deliveries',
   callbackQueue: 'callback_queue',
+  callbackProgress: 'callback_progress',
   projectionCatalog: 'projection_catalog',
   decisions: 'screening_decisions',
 } as const;

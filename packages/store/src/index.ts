@@ -1,6 +1,5 @@
 export * from './mongo';
 export * from './collections';
-export * from './callback-deliveries';
 export * from './mongo-watchdog';
 export * from './owner-databases';
 export * from './insert-new';

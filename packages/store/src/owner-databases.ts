@@ -1,6 +1,5 @@
 import type { Document, MongoClient } from 'mongodb';
 import type { Logger } from '@crs/runtime';
-import { CallbackProgressCollection } from './callback-deliveries';
 import { OwnedCollections } from './collections';
 import { insertNew } from './insert-new';
 import { ownerDbName, type MongoSettings, type StoreOwner } from './mongo';
@@ -15,7 +14,7 @@ export interface AdoptOptions {
 /** The collections each owner keeps in its own database ({@link ownerDbName}). */
 export const OwnerCollections: Record<StoreOwner, readonly string[]> = {
   ingress: [OwnedCollections.reservations],
-  callback: [OwnedCollections.deliveries, OwnedCollections.callbackQueue, CallbackProgressCollection],
+  callback: [OwnedCollections.deliveries, OwnedCollections.callbackQueue, OwnedCollections.callbackProgress],
   keys: ['data_keys', 'data_key_rotations'],
 };
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { MongoClient, type Db } from 'mongodb';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import { createLogger, createMetricsRegistry } from '@crs/runtime';
-import { DeliveryStore, type NewDelivery } from '@crs/store';
+import { DeliveryStore, type NewDelivery } from './delivery-store';
 import { TestReceiver, eventually } from '@crs/testing';
 import { BatchDelivery } from './batch-delivery';
 import { createCallbackMetrics } from './callback-metrics';

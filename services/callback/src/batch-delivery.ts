@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import type { BatchOutcome, DeliveryDoc, NewDelivery } from '@crs/store';
+import type { BatchOutcome, DeliveryDoc, NewDelivery } from './delivery-store';
 import type { SentAttempt } from './callback-sender';
 import { afterFailure, type DeliveryPathOptions } from './dispatcher';
 import { laneOf } from './queued-lanes';

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { JWK } from 'jose';
 import { signCallback } from '@crs/auth';
-import type { DeliveryAttempt, DeliveryCloudEvent } from '@crs/store';
+import type { DeliveryAttempt, DeliveryCloudEvent } from './delivery-store';
 import type { CallbackMetrics } from './callback-metrics';
 
 /** What one attempt needs to know about its delivery. */

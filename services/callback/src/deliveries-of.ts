@@ -1,5 +1,5 @@
 import { toCloudEvent, type CustomerEvent } from '@crs/contracts';
-import type { NewDelivery } from '@crs/store';
+import type { NewDelivery } from './delivery-store';
 import { endpointsFor, type CallbackRouting } from './domain/routing';
 
 /** What a callback carries: the event's data, without the customer record itself. */

@@ -1,5 +1,5 @@
 import { Gauge, type Logger, type Registry } from '@crs/runtime';
-import type { DeliveryStore, QueueEntry } from '@crs/store';
+import type { DeliveryStore, QueueEntry } from './delivery-store';
 import { nextDelayMs } from './domain/routing';
 import type { CallbackMetrics } from './callback-metrics';
 import type { CallbackSender } from './callback-sender';

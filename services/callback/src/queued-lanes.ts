@@ -1,4 +1,4 @@
-import type { QueueEntry } from '@crs/store';
+import type { QueueEntry } from './delivery-store';
 
 export const laneOf = (d: { streamId: string; endpointId: string }): string =>
   `${d.streamId}|${d.endpointId}`;

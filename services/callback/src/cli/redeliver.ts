@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createLogger, loadConfig, mongoConfigSpec } from '@crs/runtime';
-import { DeliveryStore, connectMongo } from '@crs/store';
+import { connectMongo } from '@crs/store';
+import { DeliveryStore } from '../delivery-store';
 
 /**
  * `redeliver [--business-unit BU] [--communication-number N] [--event-id ID ...] [--all-statuses]`:

@@ -8,7 +8,7 @@ import { MongoClient, type Db } from 'mongodb';
 import { createTokenVerifier, ensureLocalKeys, issueToken, type Scope } from '@crs/auth';
 import { createValidators } from '@crs/contracts';
 import { Health, createLogger, createMetricsRegistry } from '@crs/runtime';
-import { DeliveryStore, type DeliveryDoc } from '@crs/store';
+import { DeliveryStore, type DeliveryDoc } from '../delivery-store';
 import { callbackHttpHandler } from './callback-http';
 import { RedeliveryApi } from './redelivery-api';
 

@@ -1,7 +1,7 @@
 import { requireBusinessUnit, requireScope, type Principal, type TokenVerifier } from '@crs/auth';
 import { ErrorCodes, FieldProblems, SchemaIds, summarizeErrors, type Validators } from '@crs/contracts';
 import { RequestInvalidError, fieldError, type ApiAnswer } from '@crs/http';
-import type { DeliveryStore } from '@crs/store';
+import type { DeliveryStore } from '../delivery-store';
 
 export interface RedeliveryApiDeps {
   verifier: TokenVerifier;

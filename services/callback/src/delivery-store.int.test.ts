@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient, type Db } from 'mongodb';
-import { DeliveryStore, type NewDelivery } from './callback-deliveries';
+import { DeliveryStore, type NewDelivery } from './delivery-store';
 
 /**
  * The callback queue against the real MongoDB-compatible store (FerretDB locally): only pending

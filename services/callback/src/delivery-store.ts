@@ -1,85 +1,24 @@
 import type { Collection, Db } from 'mongodb';
-import { OwnedCollections } from './collections';
-import { insertNew } from './insert-new';
+import { OwnedCollections, insertNew } from '@crs/store';
 
-export interface DeliveryAttempt {
-  at: Date;
-  status: number | null;
-  ms: number;
-  error?: string;
-}
+import type {
+  DeliveryAttempt,
+  DeliveryDoc,
+  QueueEntry,
+  NewDelivery,
+  BatchOutcome,
+  RedeliverFilter,
+} from './delivery-model';
 
-/** The CloudEvent a delivery sends (the shape of `@crs/contracts` CloudEvent, kept structural here). */
-export interface DeliveryCloudEvent {
-  specversion: string;
-  id: string;
-  type: string;
-  source: string;
-  subject: string;
-  time: string;
-  datacontenttype?: string;
-  data: Record<string, unknown>;
-}
-
-/** One event for one endpoint: what is sent, its state and its delivery log. */
-export interface DeliveryDoc {
-  _id: string;
-  eventId: string;
-  endpointId: string;
-  url: string;
-  businessUnit: string;
-  communicationNumber: string;
-  customerExtId: string;
-  streamId: string;
-  streamVersion: number;
-  cloudEvent: DeliveryCloudEvent;
-  status: 'pending' | 'delivered' | 'dead';
-  attempts: number;
-  nextAttemptAt: Date;
-  createdAt: Date;
-  deliveredAt?: Date;
-  log: DeliveryAttempt[];
-}
-
-/**
- * A pending delivery in the queue: only what a dispatch round needs to choose (lane and due time).
- * Entries exist only while their delivery is pending, so a poll reads what is pending, not the whole
- * delivery history.
- */
-export interface QueueEntry {
-  _id: string;
-  streamId: string;
-  endpointId: string;
-  streamVersion: number;
-  nextAttemptAt: Date;
-  /** Attempts made so far in the current budget (reset by a redelivery). */
-  attempts: number;
-}
-
-export type NewDelivery = Omit<DeliveryDoc, 'status' | 'attempts' | 'log' | 'createdAt'>;
-
-/**
- * Where a delivery taken straight from a consumed batch stands when its batch is written
- * (`recordBatch`): `attempt` is the attempt made from the batch, if any; a `pending` one gets a queue
- * entry due at `nextAttemptAt` (a retry, a delivery waiting behind an earlier one, or an attempt still
- * running, whose entry is leased until its timeout has passed).
- */
-export interface BatchOutcome {
-  delivery: NewDelivery;
-  status: DeliveryDoc['status'];
-  /** Attempts made so far (0 when none was made from the batch). */
-  attempts: number;
-  attempt?: DeliveryAttempt;
-  nextAttemptAt: Date;
-}
-
-export interface RedeliverFilter {
-  eventIds?: string[];
-  businessUnit?: string;
-  communicationNumber?: string;
-  /** Only dead-lettered deliveries (default); false takes the chosen ones whatever their state. */
-  deadOnly?: boolean;
-}
+export type {
+  DeliveryAttempt,
+  DeliveryCloudEvent,
+  DeliveryDoc,
+  QueueEntry,
+  NewDelivery,
+  BatchOutcome,
+  RedeliverFilter,
+} from './delivery-model';
 
 const LANE = { streamId: 1, endpointId: 1, streamVersion: 1, nextAttemptAt: 1, attempts: 1 } as const;
 
@@ -87,7 +26,7 @@ const LANE = { streamId: 1, endpointId: 1, streamVersion: 1, nextAttemptAt: 1, a
  * The callback service's progress per consumed partition: the last offset whose deliveries may have been
  * sent (written before they are sent). Owned by the callback service like the log and the queue.
  */
-export const CallbackProgressCollection = 'callback_progress';
+export const CallbackProgressCollection = OwnedCollections.callbackProgress;
 
 interface ProgressDoc {
   _id: string;
