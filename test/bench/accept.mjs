@@ -11,47 +11,15 @@
 import { createRequire } from 'node:module';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { round, summarize } from './stats.mjs';
 import { sampleCustomer } from './in-process.mjs';
 import { stackEnv, token, dropNamespaceDbs } from './stack.mjs';
-import { cpuSnapshot, coresBetween } from './cpu.mjs';
+import { closedLoop, post, withCpu } from './pipeline.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const { MongoClient } = require(require.resolve('mongodb', { paths: [path.join(ROOT, 'packages/store')] }));
 const num = (name, fallback) => Number(process.env[name] ?? fallback);
-
-async function post(base, tok, route, body) {
-  const s = performance.now();
-  const res = await fetch(`${base}${route}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${tok}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, text, ms: performance.now() - s };
-}
-
-async function closedLoop(clients, seconds, send) {
-  const stopAt = performance.now() + seconds * 1000;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (performance.now() < stopAt) await send();
-    }),
-  );
-  return (performance.now() - t0) / 1000;
-}
-
-async function withCpu(work) {
-  const before = cpuSnapshot();
-  const t = performance.now();
-  const result = await work();
-  const rows = coresBetween(before, cpuSnapshot(), (performance.now() - t) / 1000);
-  const total = rows.reduce((a, [, c]) => a + c, 0);
-  return [result, { total, breakdown: rows.map(([n, c]) => `${n} ${c}`).join(', ') }];
-}
 
 /** One mode: a namespace of its own, the ingress alone, batches then singles. */
 export async function benchAccept({ mode, root = ROOT, env: extraEnv, log = console.log, figures = [] }) {

@@ -104,7 +104,7 @@ async function steadyDrain(remaining, timeoutMs, what) {
 }
 
 /** Measures the cores each process used while `work` ran: [result, { total, breakdown }]. */
-async function withCpu(work) {
+export async function withCpu(work) {
   const before = cpuSnapshot();
   const t = performance.now();
   const result = await work();
@@ -168,7 +168,7 @@ function endToEnd(recv) {
   };
 }
 
-async function post(base, tok, route, body) {
+export async function post(base, tok, route, body) {
   const s = performance.now();
   const res = await fetch(`${base}${route}`, {
     method: 'POST',
@@ -180,7 +180,7 @@ async function post(base, tok, route, body) {
 }
 
 /** Closed loop: `clients` concurrent clients, one request after the other each, for `seconds`. */
-async function closedLoop(clients, seconds, send) {
+export async function closedLoop(clients, seconds, send) {
   const stopAt = performance.now() + seconds * 1000;
   const t0 = performance.now();
   await Promise.all(
