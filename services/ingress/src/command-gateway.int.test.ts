@@ -173,7 +173,7 @@ describe('CommandGateway: reservations of failed requests', () => {
   });
   afterEach(() => proxy.restore());
   afterAll(async () => {
-    for (const g of gateways) g.close();
+    for (const g of gateways) await g.close();
     for (const p of publishers) await p.disconnect().catch(() => undefined);
     await new Promise((r) => setTimeout(r, 4000)); // the bounded kafkajs retries of the failed publishes
     await directDb.dropDatabase();
@@ -318,10 +318,10 @@ describe('CommandGateway: reservations of failed requests', () => {
   describe('the publication record: which reservations Kafka acknowledged (decision 0026)', () => {
     const ORPHAN_AFTER_MS = 60_000;
 
-    it('an acknowledged request is recorded before its answer, and its reservation is never an orphan', async () => {
+    it('an acknowledged request is recorded (known at once, written without holding its answer), and its reservation is never an orphan', async () => {
       const g = await gateway(messaging.topics.customerCommands, 300, { orphanAfterMs: ORPHAN_AFTER_MS });
       expect(await g.submit([item('rec-used')])).toEqual([{ ok: true }]);
-      expect(await recorded('rec-used')).toBe(true);
+      await until('the record of rec-used', () => recorded('rec-used'));
       await age('rec-used');
       // However old, the same customer's retry is refused: its command is in the log.
       expect(await g.isUsed('DEMO', 'rec-used', 'C-rec-used')).toBe(true);
@@ -342,7 +342,7 @@ describe('CommandGateway: reservations of failed requests', () => {
       expect(await g.submit([item('rec-lost')])).toEqual([{ ok: true }]);
       expect(reclaimed).toEqual([CommandGateway.key('DEMO', 'rec-lost')]);
       expect(await commandsInLog()).toBe(before + 1);
-      expect(await recorded('rec-lost')).toBe(true);
+      await until('the record of rec-lost', () => recorded('rec-lost'));
       // A young reservation never recorded (an attempt that may still be publishing) stands.
       await directDb
         .collection(OwnedCollections.reservations)
@@ -372,6 +372,7 @@ describe('CommandGateway: reservations of failed requests', () => {
         onRecordFailed: (_err, pending) => failures.push(pending),
       });
       expect(await g.submit([item('rec-late')])).toEqual([{ ok: true }]);
+      await until('the record to fail', async () => failures.length > 0);
       expect(failures).toEqual([1]);
       expect(g.unrecordedCount()).toBe(1);
       expect(await recorded('rec-late')).toBe(false);
@@ -402,7 +403,10 @@ describe('CommandGateway: reservations of failed requests', () => {
       const numbers = Array.from({ length: 50 }, (_, i) => `grp-rec-${i}`);
       const before = await directDb.collection(PublishedReservations).countDocuments();
       expect(await g.submit(numbers.map((n) => item(n)))).toEqual(numbers.map(() => ({ ok: true })));
-      expect(await directDb.collection(PublishedReservations).countDocuments()).toBe(before + 1);
+      await until(
+        'the group record',
+        async () => (await directDb.collection(PublishedReservations).countDocuments()) === before + 1,
+      );
       for (const n of [numbers[0]!, numbers[49]!]) expect(await recorded(n)).toBe(true);
 
       // Two requests in one group: one publishes, the other's publish fails.
@@ -423,7 +427,7 @@ describe('CommandGateway: reservations of failed requests', () => {
       ]);
       expect(good).toEqual({ status: 'fulfilled', value: [{ ok: true }] });
       expect(bad.status).toBe('rejected');
-      expect(await recorded('grp-good')).toBe(true);
+      await until('the record of grp-good', () => recorded('grp-good'));
       // The group's record names the failed request's key: had its release failed too, the reservation
       // left behind would still be an orphan to reclaim.
       const held = await directDb

@@ -60,9 +60,9 @@ function hasWriteConcernError(err: MongoBulkWriteError): boolean {
 /**
  * What the ingress must answer synchronously: the communicationNumber is reserved under a unique key
  * (unique per business unit across every write endpoint), then the command is published with acks
- * from all in-sync replicas, and the reservation is recorded as published before the client is
- * answered. If publishing fails the reservation is released, so a retry is possible and nothing was
- * acknowledged that Kafka does not hold.
+ * from all in-sync replicas, and the client is answered; the reservation's group is then recorded as
+ * published (without holding the answer). If publishing fails the reservation is released, so a retry
+ * is possible and nothing was acknowledged that Kafka does not hold.
  *
  * A release can fail too (`ReservationReleases`): a failed release is retried in the background, and a
  * retry that meets a reservation still waiting for release releases it at once and proceeds. A
@@ -144,9 +144,9 @@ export class CommandGateway {
   }
 
   /** Stops the background retries (shutdown); reservations still held stay in the store. */
-  close(): void {
+  async close(): Promise<void> {
     this.releases.close();
-    this.published.close();
+    await this.published.close();
   }
 
   static key(businessUnit: string, communicationNumber: string): string {
@@ -243,21 +243,20 @@ export class CommandGateway {
         return mine ? this.publishRequest(request, mine) : false;
       }),
     );
-    // Recorded before the answers, so a reservation of an acknowledged request is never an orphan; the
-    // record never fails a request (decision 0026: Kafka holds the commands). One document per group:
-    // the keys of the group whose command was not acknowledged are listed in it.
+    // One document per group: the keys of the group whose command was not acknowledged are listed in it.
+    // Known to this process at once; written to the store without holding the answers (a store round
+    // trip less per request; decision 0026): an ingress that dies before the write leaves the group
+    // unrecorded, the crash window after Kafka's acknowledgement, where a retry's repeat is ignored by
+    // the decider. The record never fails a request: Kafka holds the commands.
     const published = new Set<string>();
     reserved.forEach((mine, i) => {
       if (mine && acknowledged[i]) for (const a of mine.attempts) published.add(heldBy(a).key);
     });
-    await this.published.record(
+    void this.published.record(
       groupId,
       published.size,
       groupKeys.filter((key) => !published.has(key)),
     );
-    reserved.forEach((mine, i) => {
-      if (mine && acknowledged[i]) group[i]!.resolve(mine.outcomes);
-    });
   }
 
   /**
@@ -339,11 +338,17 @@ export class CommandGateway {
   }
 
   /**
-   * Publishes a request's commands; true when Kafka acknowledged them (the caller records the group and
-   * then answers), false when the publish failed (its reservations are released and it is rejected).
+   * Publishes a request's commands and answers it; true when Kafka acknowledged them (the caller then
+   * records the group), false when the publish failed (its reservations are released and it is rejected).
    */
-  private async publishRequest(request: QueuedSubmit, { attempts: reserved }: Reserved): Promise<boolean> {
-    if (reserved.length === 0) return true;
+  private async publishRequest(
+    request: QueuedSubmit,
+    { outcomes, attempts: reserved }: Reserved,
+  ): Promise<boolean> {
+    if (reserved.length === 0) {
+      request.resolve(outcomes);
+      return true;
+    }
     const issuedAt = this.clock().toISOString();
     try {
       await this.publisher.publish(
@@ -368,6 +373,7 @@ export class CommandGateway {
       request.reject(err);
       return false;
     }
+    request.resolve(outcomes);
     return true;
   }
 

@@ -54,6 +54,8 @@ export class PublicationRecord {
   private readonly pending = new Map<string, PendingGroup>();
   private waiting: { groups: PendingGroup[]; done: () => void }[] = [];
   private writing = false;
+  /** The write in flight, if any (awaited on close). */
+  private flushing: Promise<void> = Promise.resolve();
   private readonly retry: BackgroundRetry;
 
   constructor(
@@ -72,13 +74,20 @@ export class PublicationRecord {
     return n;
   }
 
-  close(): void {
+  /**
+   * Shutdown: waits for the write in flight and writes what is still pending once more (best effort: a
+   * group left unwritten is the crash window of decision 0026), then stops retrying.
+   */
+  async close(): Promise<void> {
     this.retry.stop();
+    await this.flushing;
+    await this.write([...this.pending.values()]).catch(() => undefined);
   }
 
   /**
-   * Records a group as published, but for the keys in `unpublished`; resolves once written, or once kept
-   * for the background retry. A group with nothing acknowledged needs no record (none is published).
+   * Records a group as published, but for the keys in `unpublished`: at once in this process (`has`),
+   * in the store by the next grouped write; resolves once written, or once kept for the background
+   * retry. A group with nothing acknowledged needs no record (none is published).
    */
   record(group: string, acknowledged: number, unpublished: string[]): Promise<void> {
     if (acknowledged === 0) return Promise.resolve();
@@ -89,7 +98,7 @@ export class PublicationRecord {
     this.pending.set(group, pending);
     return new Promise((done) => {
       this.waiting.push({ groups: [pending], done });
-      void this.flush();
+      this.startFlush();
     });
   }
 
@@ -102,8 +111,12 @@ export class PublicationRecord {
     return doc !== null && !doc.unpublished.includes(held._id);
   }
 
-  private async flush(): Promise<void> {
+  private startFlush(): void {
     if (this.writing || this.waiting.length === 0) return;
+    this.flushing = this.flush();
+  }
+
+  private async flush(): Promise<void> {
     this.writing = true;
     const waiting = this.waiting;
     this.waiting = [];
@@ -115,7 +128,7 @@ export class PublicationRecord {
     } finally {
       this.writing = false;
       for (const w of waiting) w.done();
-      void this.flush();
+      this.startFlush();
     }
   }
 
