@@ -252,7 +252,7 @@ export class CommandGateway {
     reserved.forEach((mine, i) => {
       if (mine && acknowledged[i]) for (const a of mine.attempts) published.add(heldBy(a).key);
     });
-    void this.published.record(
+    this.published.record(
       groupId,
       published.size,
       groupKeys.filter((key) => !published.has(key)),

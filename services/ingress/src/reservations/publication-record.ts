@@ -52,7 +52,8 @@ export class PublicationRecord {
   private readonly collection: Collection<PublishedGroupDoc>;
   /** Groups acknowledged by Kafka whose record is not written yet (in flight or failed). */
   private readonly pending = new Map<string, PendingGroup>();
-  private waiting: { groups: PendingGroup[]; done: () => void }[] = [];
+  /** Groups waiting for the next grouped write. */
+  private queued: PendingGroup[] = [];
   private writing = false;
   /** The write in flight, if any (awaited on close). */
   private flushing: Promise<void> = Promise.resolve();
@@ -86,20 +87,18 @@ export class PublicationRecord {
 
   /**
    * Records a group as published, but for the keys in `unpublished`: at once in this process (`has`),
-   * in the store by the next grouped write; resolves once written, or once kept for the background
-   * retry. A group with nothing acknowledged needs no record (none is published).
+   * in the store by the next grouped write, or by the background retry if that fails. Nobody waits for
+   * it (decision 0026). A group with nothing acknowledged needs no record (none is published).
    */
-  record(group: string, acknowledged: number, unpublished: string[]): Promise<void> {
-    if (acknowledged === 0) return Promise.resolve();
+  record(group: string, acknowledged: number, unpublished: string[]): void {
+    if (acknowledged === 0) return;
     const pending: PendingGroup = {
       doc: { _id: group, at: this.clock(), acknowledged, unpublished },
       unpublished: new Set(unpublished),
     };
     this.pending.set(group, pending);
-    return new Promise((done) => {
-      this.waiting.push({ groups: [pending], done });
-      this.startFlush();
-    });
+    this.queued.push(pending);
+    this.startFlush();
   }
 
   /** Whether the command of a held reservation was acknowledged by Kafka (as far as the ingress knows). */
@@ -112,22 +111,21 @@ export class PublicationRecord {
   }
 
   private startFlush(): void {
-    if (this.writing || this.waiting.length === 0) return;
+    if (this.writing || this.queued.length === 0) return;
     this.flushing = this.flush();
   }
 
   private async flush(): Promise<void> {
     this.writing = true;
-    const waiting = this.waiting;
-    this.waiting = [];
+    const groups = this.queued;
+    this.queued = [];
     try {
-      await this.write(waiting.flatMap((w) => w.groups));
+      await this.write(groups);
     } catch (err) {
       this.options.onRecordFailed?.(err, this.pendingCount());
       this.retry.schedule();
     } finally {
       this.writing = false;
-      for (const w of waiting) w.done();
       this.startFlush();
     }
   }
