@@ -88,4 +88,36 @@ describe('stream reader over aborted transactions', () => {
     await caughtUp();
     expect([...seen].sort((a, b) => a - b)).toEqual([0, 2, 4, 6, 8, 10]);
   }, 180000);
+
+  it('hands each fetched batch to beforeBatch before onMessage sees any of it, in offset order', async () => {
+    await reader?.stop();
+    const announced = new Set<number>();
+    const log: string[] = [];
+    reader = new StreamReader<{ n: number }>({
+      kafka,
+      serde,
+      logger,
+      topic,
+      groupPrefix: `crs-test.reader-batch-${run}`,
+      beforeBatch: async (messages) => {
+        for (const m of messages) announced.add(m.value.n);
+        log.push(`batch:${messages.map((m) => m.value.n).join(',')}`);
+      },
+      onMessage: (m) => {
+        // Every message was announced with its batch before it is handled.
+        log.push(
+          announced.has(m.value.n) ? `message:${m.partition}:${m.value.n}` : `unannounced:${m.value.n}`,
+        );
+      },
+    });
+    await reader.start();
+    await caughtUp();
+    expect(log.filter((l) => l.startsWith('unannounced'))).toEqual([]);
+    // The committed records of the first test, aborted ones never announced; per partition in order.
+    expect([...announced].sort((a, b) => a - b)).toEqual([0, 2, 4, 6, 8, 10]);
+    const handled = (p: number) =>
+      log.filter((l) => l.startsWith(`message:${p}:`)).map((l) => Number(l.split(':')[2]));
+    expect(handled(0)).toEqual([0, 4, 8]);
+    expect(handled(1)).toEqual([2, 6, 10]);
+  }, 180000);
 });

@@ -43,6 +43,11 @@ export class StreamReader<T> {
        * count as read). Every type when omitted.
        */
       types?: readonly string[];
+      /**
+       * Called with the decoded messages of each fetched batch before onMessage sees the first of them:
+       * work worth doing once per batch (reading the keys of all its customers at once).
+       */
+      beforeBatch?: (messages: readonly DecodedMessage<T>[]) => Promise<void>;
     },
   ) {
     this.groupId = `${opts.groupPrefix}-${randomUUID()}`;
@@ -82,10 +87,12 @@ export class StreamReader<T> {
       autoCommit: true,
       autoCommitInterval: 100,
       eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary }) => {
+        // Decoded first, so that beforeBatch sees the whole batch; offsets are still resolved in order.
+        const entries: { offset: string; message?: DecodedMessage<T> }[] = [];
         for (const raw of batch.messages) {
           const type = headerString(raw.headers as Record<string, unknown>, 'type');
           if (wanted && type !== undefined && !wanted.has(type)) {
-            resolveOffset(raw.offset);
+            entries.push({ offset: raw.offset });
             continue;
           }
           let value: T;
@@ -96,18 +103,28 @@ export class StreamReader<T> {
               { code: (err as { code?: string }).code, partition: batch.partition, offset: raw.offset },
               'undecodable event skipped',
             );
-            resolveOffset(raw.offset);
+            entries.push({ offset: raw.offset });
             continue;
           }
-          await opts.onMessage({
-            topic: batch.topic,
-            partition: batch.partition,
+          entries.push({
             offset: raw.offset,
-            key: raw.key?.toString('utf8') ?? '',
-            type: type ?? '',
-            value,
+            message: {
+              topic: batch.topic,
+              partition: batch.partition,
+              offset: raw.offset,
+              key: raw.key?.toString('utf8') ?? '',
+              type: type ?? '',
+              value,
+            },
           });
-          resolveOffset(raw.offset);
+        }
+        if (opts.beforeBatch) {
+          const messages = entries.flatMap((e) => (e.message ? [e.message] : []));
+          if (messages.length > 0) await opts.beforeBatch(messages);
+        }
+        for (const { offset, message } of entries) {
+          if (message) await opts.onMessage(message);
+          resolveOffset(offset);
         }
         await commitOffsetsIfNecessary();
         await heartbeat();

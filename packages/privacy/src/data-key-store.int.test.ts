@@ -154,6 +154,39 @@ describe('DataKeyStore (data_keys on the real store)', () => {
     expect(a.get('BU1:Y')).toEqual(b.get('BU1:Y'));
   });
 
+  it('reads the current keys of a batch of customers with one find per 500: cached, stored and absent ones', async () => {
+    const writer = new DataKeyStore({ db, keks });
+    const created = await writer.keysFor(Array.from({ length: 620 }, (_, i) => `BU1:K-${i}`));
+    await writer.erase('BU1:K-3');
+    const watched = await new MongoClient(process.env.MONGODB_URI!, { monitorCommands: true }).connect();
+    const finds: unknown[] = [];
+    watched.on('commandStarted', (e) => {
+      if (e.commandName === 'find') finds.push(e.command.filter);
+    });
+    try {
+      const reader = new DataKeyStore({ db: watched.db(db.databaseName), keks });
+      await reader.currentKey('BU1:K-0'); // cached before the batch read
+      finds.length = 0;
+      const ids = [...Array.from({ length: 620 }, (_, i) => `BU1:K-${i}`), 'BU1:NEVER', 'BU1:K-5'];
+      const keys = await reader.currentKeys(ids);
+      // 619 read from the store (K-0 cached) in two finds by `_id` list; the erased and the unknown absent.
+      expect(finds).toHaveLength(2);
+      expect(keys.size).toBe(619);
+      expect(keys.has('BU1:K-3')).toBe(false);
+      expect(keys.has('BU1:NEVER')).toBe(false);
+      expect(keys.get('BU1:K-611')).toEqual(created.get('BU1:K-611'));
+      // The keys read are cached: decrypting afterwards reads nothing more.
+      finds.length = 0;
+      expect(await reader.currentKey('BU1:K-611')).toEqual(created.get('BU1:K-611'));
+      expect(finds).toHaveLength(0);
+      // Absence is not cached: a key created a moment later is found at once.
+      await writer.keyFor('BU1:NEVER');
+      expect(await reader.currentKey('BU1:NEVER')).toBeDefined();
+    } finally {
+      await watched.close();
+    }
+  });
+
   it('erases only the named key generation: a replayed erasure leaves a later relationship key alone', async () => {
     const store = new DataKeyStore({ db, keks, cache: { maxEntries: 0 } });
     const first = await store.keyFor('BU1:C-5');

@@ -1,8 +1,8 @@
 /**
  * The stream version each customer document of the live `customers` collection holds, as far as this
  * projector instance wrote or read it (0: known to have no document). It spares a read per customer
- * and fetch: on FerretDB v1 a `findOne({_id})` costs about as much as the update itself, and
- * `find({_id: {$in}})` is not pushed down (it reads the whole collection: decision 0012).
+ * and fetch: on FerretDB v1 a read by `_id` costs about as much as the update itself (decision 0012;
+ * the reads that remain go by `_id` lists: decision 0032).
  *
  * Valid only while this instance owns the customer's partition without a break: Kafka gives one writer
  * per partition, but after a rebalance another instance may have written the customer meanwhile, so

@@ -24,10 +24,10 @@ export function customerEventProjector(
    * internal list). Everything else is folded as it is, without a key look-up.
    */
   const revealForDirectory = async (event: CustomerEvent): Promise<CustomerEvent> => {
+    if (!needsKey(event, directory)) return event;
     const privacy = deps.privacy();
     switch (event.type) {
       case 'ScreeningRequested':
-        if (!event.data.customer) return event;
         return {
           ...event,
           data: {
@@ -42,7 +42,6 @@ export function customerEventProjector(
         };
       case 'CustomerCreated':
       case 'CustomerUpdated':
-        if (event.data.customer.listPurpose !== 'BLACK' && !directory.isBlack(event.streamId)) return event;
         return {
           ...event,
           data: {
@@ -58,4 +57,32 @@ export function customerEventProjector(
   return async (m) => {
     directory.apply(await revealForDirectory(m.value));
   };
+}
+
+/**
+ * The reader's batch hook: the keys of every customer whose events of this batch the directory reveals,
+ * read at once (one store read per batch instead of one per customer: decision 0032).
+ */
+export function customerEventKeyWarmer(
+  deps: CustomerEventProjectorDeps,
+): (messages: readonly DecodedMessage<CustomerEvent>[]) => Promise<void> {
+  return async (messages) => {
+    const streamIds = messages.flatMap((m) => (needsKey(m.value, deps.directory) ? [m.value.streamId] : []));
+    if (streamIds.length > 0) await deps.privacy().warmKeys(streamIds);
+  };
+}
+
+/** Whether the directory reads personal values of this event (revealForDirectory decrypts them). */
+function needsKey(event: CustomerEvent, directory: CustomerDirectory): boolean {
+  switch (event.type) {
+    case 'ScreeningRequested':
+      return event.data.customer !== undefined && event.data.customer !== null;
+    case 'ScreeningCompleted':
+      return event.data.hits.length > 0;
+    case 'CustomerCreated':
+    case 'CustomerUpdated':
+      return event.data.customer.listPurpose === 'BLACK' || directory.isBlack(event.streamId);
+    default:
+      return false;
+  }
 }

@@ -81,6 +81,11 @@ export function screeningRequestedReactor(
   };
 
   return async (messages) => {
+    // The keys of the batch's customers in one store read, not one per customer (decision 0032).
+    const customers = messages.flatMap((m) =>
+      m.value.type === 'ScreeningRequested' && m.value.data.customer ? [m.value.streamId] : [],
+    );
+    if (customers.length > 0) await deps.privacy().warmKeys(customers);
     const out: OutgoingMessage[] = [];
     for (const m of messages)
       if (m.value.type === 'ScreeningRequested') out.push(...(await screenRequest(m.value)));

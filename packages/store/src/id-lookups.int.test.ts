@@ -1,0 +1,61 @@
+import { randomUUID } from 'node:crypto';
+import { MongoClient, type Db, type Document } from 'mongodb';
+
+/**
+ * The hot reads of every service go by `_id`: one (`{_id}`) or many at once (`{_id: {$in}}`, the keys
+ * of a consumed batch). On the embedded FerretDB v1 both are served by the unique `_id` index only
+ * thanks to our patches (deploy/local/stack/ferretdb/patches 0001 and 0006, decisions 0009 and 0032);
+ * without them each read scans the collection. On MongoDB the `_id` index serves both natively. A build
+ * of FerretDB without those patches fails here instead of slowing every service down unseen.
+ */
+describe('reads by _id and by a list of _id use the _id index', () => {
+  let client: MongoClient;
+  let db: Db;
+
+  beforeAll(async () => {
+    client = await new MongoClient(process.env.MONGODB_URI!).connect();
+    db = client.db(`crs_it_ids_${randomUUID().slice(0, 8)}`);
+    await db
+      .collection<{ _id: string; n: number }>('docs')
+      .insertMany(Array.from({ length: 300 }, (_, n) => ({ _id: `BU1:C-${n}`, n })));
+  });
+  afterAll(async () => {
+    await db.dropDatabase();
+    await client.close();
+  });
+
+  const explain = (filter: Document) => db.command({ explain: { find: 'docs', filter } });
+  /** Whether the plan reads the `_id` index rather than the whole collection. */
+  const usesIdIndex = (plan: Document): boolean => {
+    const text = JSON.stringify(plan);
+    if (plan.serverInfo?.ferretdbVersion !== undefined)
+      return plan.filterPushdown === true && /USING INDEX \S+__id_/.test(text);
+    return !text.includes('COLLSCAN') && /IDHACK|IXSCAN|EXPRESS_IXSCAN|CLUSTERED_IXSCAN/.test(text);
+  };
+
+  it('finds one document by _id through the index', async () => {
+    expect(usesIdIndex(await explain({ _id: 'BU1:C-7' }))).toBe(true);
+    expect(await db.collection('docs').findOne({ _id: 'BU1:C-7' } as Document)).toEqual({
+      _id: 'BU1:C-7',
+      n: 7,
+    });
+  });
+
+  it('finds many documents by a list of _id through the index, and only those', async () => {
+    const ids = ['BU1:C-1', 'BU1:C-150', 'BU1:C-299', 'BU1:ABSENT', 'BU1:C-150'];
+    expect(usesIdIndex(await explain({ _id: { $in: ids } }))).toBe(true);
+    const found = await db
+      .collection('docs')
+      .find({ _id: { $in: ids } } as Document)
+      .toArray();
+    expect(found.map((d) => d.n).sort((a, b) => a - b)).toEqual([1, 150, 299]);
+  });
+
+  it('still answers lists it cannot serve from the index (mixed types), correctly', async () => {
+    const found = await db
+      .collection('docs')
+      .find({ _id: { $in: ['BU1:C-2', 42] } } as Document)
+      .toArray();
+    expect(found.map((d) => d.n)).toEqual([2]);
+  });
+});
