@@ -9,6 +9,7 @@ import { readFileSync, readdirSync, writeFileSync, mkdirSync, rmSync, existsSync
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { catalogue } from './catalogue.mjs';
 
 const require = createRequire(import.meta.url);
 const { compile } = require('json-schema-to-typescript');
@@ -156,7 +157,12 @@ async function main() {
     outputs.set(`${module}.ts`, await format(`${BANNER}${importLines}\n\n${raw}`));
   }
 
-  outputs.set('messages.ts', await format(`${BANNER}${catalogue(documents)}`));
+  outputs.set(
+    'messages.ts',
+    await format(
+      `${BANNER}${catalogue(documents, { fail, toTypeName, where: (file) => relative(root, file) })}`,
+    ),
+  );
   const index = modules.map(({ module }) => `export type * from './${module}';`).join('\n');
   outputs.set('index.ts', await format(`${BANNER}${index}\nexport * from './messages';\n`));
 
@@ -231,40 +237,6 @@ function typesView(node) {
     if (out.allOf.length === 0) delete out.allOf;
   }
   return out;
-}
-
-/** The message catalogues generated from a folder of message schemas each (the `type` const of each). */
-const CATALOGUES = [
-  { kind: 'events', name: 'CustomerEvent', what: 'customer event' },
-  { kind: 'commands', name: 'CustomerCommand', what: 'customer command' },
-];
-
-/**
- * messages.ts: per catalogue, the list of its message types and the union of its generated message
- * types (`Generated<Name>`), so that no hand-kept list or union can drift from schemas/.
- */
-function catalogue(documents) {
-  const imports = [];
-  const blocks = [];
-  for (const { kind, name, what } of CATALOGUES) {
-    const members = documents
-      .filter(({ module }) => module.startsWith(`${kind}/`))
-      .map(({ file, module, schema }) => {
-        const type = schema.properties?.type?.const;
-        if (typeof type !== 'string') fail(`${relative(root, file)} has no properties.type.const`);
-        return { module, type, typeName: toTypeName(schema.title) };
-      });
-    if (members.length === 0) fail(`no message schema under schemas/${kind}/`);
-    for (const { module, typeName } of members)
-      imports.push(`import type { ${typeName} } from './${module}';`);
-    blocks.push(
-      `/** The type of every ${what}: the \`type\` const of each schema under schemas/${kind}/. */\n` +
-        `export const ${name}Types = [${members.map(({ type }) => `'${type}'`).join(', ')}] as const;\n\n` +
-        `/** Every ${what} exactly as its schema under schemas/${kind}/ types it. */\n` +
-        `export type Generated${name} = ${members.map(({ typeName }) => typeName).join(' | ')};\n`,
-    );
-  }
-  return `${imports.join('\n')}\n\n${blocks.join('\n')}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { bundleSchema } from './schema-bundle';
 
 /** A message type with its registry subject and its JSON Schema (read from schemas/, the single source of truth). */
 export interface MessageSchema {
@@ -14,7 +15,11 @@ export function schemasDir(): string {
   return process.env.CRS_SCHEMAS_DIR ?? join(__dirname, '..', '..', '..', 'schemas');
 }
 
-/** Every message schema under schemas/{events,commands,operations,matrices,lists}, keyed by its message type (title). */
+/**
+ * Every message schema under schemas/{events,commands,operations,matrices,lists}, keyed by its message
+ * type (title), each bundled: the shared definitions it refers to (schemas/common/) inlined, so that
+ * the registry gets one self-contained document, the same as before they were shared (decision 0029).
+ */
 export function loadMessageSchemas(dir = schemasDir()): MessageSchema[] {
   const out: MessageSchema[] = [];
   for (const kind of ['events', 'commands', 'operations', 'matrices', 'lists'] as const) {
@@ -25,7 +30,12 @@ export function loadMessageSchemas(dir = schemasDir()): MessageSchema[] {
       continue;
     }
     for (const f of files.sort()) {
-      const schema = JSON.parse(readFileSync(join(dir, kind, f), 'utf8')) as MessageSchema['schema'];
+      const file = join(dir, kind, f);
+      const schema = bundleSchema(
+        JSON.parse(readFileSync(file, 'utf8')) as MessageSchema['schema'],
+        file,
+        dir,
+      );
       const props = schema.properties as { type?: { const?: string } } | undefined;
       const type = props?.type?.const ?? schema.title;
       out.push({ kind, type, subject: `crs.${kind}.${type}`, schema });

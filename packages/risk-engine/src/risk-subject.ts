@@ -1,20 +1,14 @@
-import type { ScreeningList } from '@crs/contracts/types';
+import { EntityTypes, ScreeningLists, type EntityType, type ScreeningList } from '@crs/contracts/types';
 
 /**
  * Input of the engine. Field names follow the customer record of the HTTP interface (spec 2.1/2.2),
  * all optional and loosely typed, so that a stored customer record is assignable as it is and a field
  * of an unexpected type simply makes its factor not applicable.
  */
-export type EntityType = 'INDIVIDUAL' | 'ORGANIZATION';
-export const ENTITY_TYPES: readonly EntityType[] = ['INDIVIDUAL', 'ORGANIZATION'];
-
-export type { ScreeningList };
-export const SCREENING_LISTS: readonly ScreeningList[] = [
-  'SANCTIONS',
-  'PEP',
-  'ADVERSE_MEDIA',
-  'INTERNAL_LIST',
-];
+export type { EntityType, ScreeningList };
+/** The lists are generated from schemas/ (generated/messages.ts), the engine keeps its names for them. */
+export const ENTITY_TYPES: readonly EntityType[] = EntityTypes;
+export const SCREENING_LISTS: readonly ScreeningList[] = ScreeningLists;
 
 export interface ScreeningResult {
   /** The list produced at least one candidate above the screening threshold. */

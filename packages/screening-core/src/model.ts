@@ -1,14 +1,10 @@
-import type { ScreeningList } from '@crs/contracts/types';
+import { ScreeningLists, type ScreeningList } from '@crs/contracts/types';
 
 /** The four list families a customer can be screened against (interface.md, initializeScreeningProcesses). */
 export type { ScreeningList };
 
-export const SCREENING_LISTS: readonly ScreeningList[] = [
-  'SANCTIONS',
-  'PEP',
-  'ADVERSE_MEDIA',
-  'INTERNAL_LIST',
-];
+/** Generated from schemas/ (risk-matrix `$defs.screeningList`, generated/messages.ts). */
+export const SCREENING_LISTS: readonly ScreeningList[] = ScreeningLists;
 
 /** Publisher of a list snapshot. Free-form beyond the known ones so operators can add providers. */
 export type ListSource =

@@ -8,6 +8,7 @@ export type * from './commands/record-screening-decision.v1';
 export type * from './commands/record-screening-result.v1';
 export type * from './commands/request-reevaluation.v1';
 export type * from './commands/set-risk-override.v1';
+export type * from './common/message-envelope.v1';
 export type * from './events/customer-command-rejected.v1';
 export type * from './events/customer-created.v1';
 export type * from './events/customer-status-changed.v1';

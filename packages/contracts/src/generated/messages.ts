@@ -20,6 +20,10 @@ import type { RecordScreeningDecisionCommand } from './commands/record-screening
 import type { RecordScreeningResultCommand } from './commands/record-screening-result.v1';
 import type { RequestReevaluationCommand } from './commands/request-reevaluation.v1';
 import type { SetRiskOverrideCommand } from './commands/set-risk-override.v1';
+import type { OperationArchived } from './operations/operation-archived.v1';
+import type { OperationRegistered } from './operations/operation-registered.v1';
+import type { ScreeningList } from './risk/risk-matrix.v1';
+import type { EntityType } from './http/customer-parts.v1';
 
 /** The type of every customer event: the `type` const of each schema under schemas/events/. */
 export const CustomerEventTypes = [
@@ -76,3 +80,20 @@ export type GeneratedCustomerCommand =
   | RecordScreeningResultCommand
   | RequestReevaluationCommand
   | SetRiskOverrideCommand;
+
+/** The type of every operation stream event: the `type` const of each schema under schemas/operations/ that carries a streamVersion. */
+export const OperationEventTypes = ['OperationArchived', 'OperationRegistered'] as const;
+
+/** Every operation stream event exactly as its schema under schemas/operations/ types it. */
+export type GeneratedOperationEvent = OperationArchived | OperationRegistered;
+
+/** Every ScreeningList, in schema order: the enum of $defs.screeningList in schemas/risk/risk-matrix.v1.schema.json. */
+export const ScreeningLists = [
+  'SANCTIONS',
+  'PEP',
+  'ADVERSE_MEDIA',
+  'INTERNAL_LIST',
+] as const satisfies readonly ScreeningList[];
+
+/** Every EntityType, in schema order: the enum of $defs.EntityType in schemas/http/customer-parts.v1.schema.json. */
+export const EntityTypes = ['INDIVIDUAL', 'ORGANIZATION'] as const satisfies readonly EntityType[];
