@@ -1,2 +1,3 @@
 export * from './stop-stack';
 export * from './service-host';
+export * from './host-messaging';

@@ -1,8 +1,9 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Health, createMetricsRegistry, startHealthServer, type Logger, type Registry } from '@crs/runtime';
-import { setUpMessaging, type Messaging } from '@crs/messaging';
+import { setUpMessaging } from '@crs/messaging';
 import { connectMongo, watchMongo, type MongoConnection, type MongoSettings } from '@crs/store';
+import { hostMessaging, type HostMessaging } from './host-messaging';
 import { StopStack, type StopStep } from './stop-stack';
 
 /** Where the health (or health-and-API) server listens. */
@@ -155,9 +156,13 @@ export class ServiceHost<C extends HostSettings = HostSettings> {
     return mongo;
   }
 
-  /** Kafka and the schema registry, with the topics and schemas ensured (`setUpMessaging`). */
-  connectMessaging(): Promise<Messaging> {
-    return setUpMessaging(this.config, this.clientId, this.logger);
+  /**
+   * Kafka and the schema registry, with the topics and schemas ensured (`setUpMessaging`), and the
+   * options every consumer shares (`consumerOptions`, `processorOptions`, `readerOptions`).
+   */
+  async connectMessaging(): Promise<HostMessaging> {
+    const messaging = await setUpMessaging(this.config, this.clientId, this.logger);
+    return hostMessaging(messaging, this.logger, this.metrics);
   }
 
   /**

@@ -1,5 +1,14 @@
-import { createLogger } from '@crs/runtime';
+import { createLogger, createMetricsRegistry } from '@crs/runtime';
+import {
+  AtLeastOnceConsumer,
+  MessageSerde,
+  createKafka,
+  topicNames,
+  type Messaging,
+  type TransactionalProcessorOptions,
+} from '@crs/messaging';
 import { ServiceHost, type HostedPart, type HostSettings, type Listener } from './service-host';
+import { hostMessaging } from './host-messaging';
 
 const config: HostSettings = {
   HEALTH_PORT: 0,
@@ -197,5 +206,78 @@ describe('ServiceHost', () => {
     await expect(host.stop()).rejects.toBe(failure);
     expect(log).toEqual(['store closed']);
     expect(await listening(port)).toBe(false);
+  });
+});
+
+const metrics = createMetricsRegistry('host-test');
+// Nothing here connects: the clients are only handed on.
+const messaging: Messaging = {
+  kafka: createKafka(config, 'host-test', logger),
+  serde: new MessageSerde(config),
+  topics: topicNames('t1.'),
+  prefix: 't1.',
+};
+
+describe('hostMessaging', () => {
+  const m = hostMessaging(messaging, logger, metrics);
+
+  it('keeps the messaging set-up as it is', () => {
+    expect(m.kafka).toBe(messaging.kafka);
+    expect(m.serde).toBe(messaging.serde);
+    expect(m.topics).toEqual(messaging.topics);
+    expect(m.prefix).toBe('t1.');
+  });
+
+  it("builds a consumer's shared options: the clients, logger, metrics and the prefixed group", () => {
+    const options = m.consumerOptions('projector');
+    expect(options).toEqual({
+      kafka: messaging.kafka,
+      serde: messaging.serde,
+      logger,
+      metrics,
+      groupId: 't1.projector',
+    });
+    expect(options.kafka).toBe(messaging.kafka);
+    expect(options.serde).toBe(messaging.serde);
+    expect(options.logger).toBe(logger);
+    expect(options.metrics).toBe(metrics);
+  });
+
+  it("builds a processor's: the consumer's and the prefixed transactional ids", () => {
+    expect(m.processorOptions('evaluation', 'evaluation-tx')).toEqual({
+      ...m.clients,
+      groupId: 't1.evaluation',
+      transactionalIdPrefix: 't1.evaluation-tx',
+    });
+  });
+
+  it("builds a reader's: the clients without metrics and the prefixed group prefix", () => {
+    expect(m.readerOptions('screening-lists')).toEqual({
+      kafka: messaging.kafka,
+      serde: messaging.serde,
+      logger,
+      groupPrefix: 't1.screening-lists',
+    });
+  });
+
+  it('prefixes names and works destructured', () => {
+    const { prefixed, consumerOptions } = m;
+    expect(prefixed('customer-decider-state')).toBe('t1.customer-decider-state');
+    expect(consumerOptions('callback').groupId).toBe('t1.callback');
+  });
+
+  it("fits @crs/messaging's consumer and processor options", () => {
+    const consumer = new AtLeastOnceConsumer<unknown>({
+      ...m.consumerOptions('g'),
+      topics: [m.topics.customerEvents],
+      handle: async () => undefined,
+    });
+    expect(consumer.isReady()).toBe(false);
+    const processor: TransactionalProcessorOptions<unknown> = {
+      ...m.processorOptions('g', 'tx'),
+      topic: m.topics.customerEvents,
+      handler: { process: async () => [] },
+    };
+    expect(processor.groupId).toBe('t1.g');
   });
 });

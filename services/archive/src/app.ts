@@ -45,7 +45,6 @@ export function buildArchiveService(
   clock: () => Date = () => new Date(),
 ): ArchiveService {
   const host = new ServiceHost({ name: 'archive', config, logger });
-  const { metrics } = host;
 
   return {
     healthPort: () => host.healthPort(),
@@ -59,13 +58,10 @@ export function buildArchiveService(
           operations: await catalog.activeName('operations'),
           alerts: await catalog.activeName('alerts'),
         });
-        const { kafka, serde, topics, prefix } = await host.connectMessaging();
+        const { kafka, serde, topics, prefix, clients, consumerOptions } = await host.connectMessaging();
 
         const decider = buildOperationDeciderShell({
-          kafka,
-          serde,
-          logger,
-          metrics,
+          ...clients,
           topics,
           prefix,
           consumerGroup: config.CONSUMER_GROUP,
@@ -75,11 +71,7 @@ export function buildArchiveService(
         await host.startPart(decider, 'decider');
 
         const projection = new AtLeastOnceConsumer<OperationTopicEvent>({
-          kafka,
-          serde,
-          logger,
-          metrics,
-          groupId: `${prefix}${config.PROJECTION_GROUP}`,
+          ...consumerOptions(config.PROJECTION_GROUP),
           topics: [topics.operationEvents],
           handle: async (m) => applyOperationEvent(db, await names(), m.value),
           partitionsConsumedConcurrently: 3,
@@ -109,11 +101,7 @@ export function buildArchiveService(
           }, logger);
           host.onStop(() => scheduler.stop());
           const listsConsumer = new AtLeastOnceConsumer<unknown>({
-            kafka,
-            serde,
-            logger,
-            metrics,
-            groupId: `${prefix}${config.RETRO_GROUP}`,
+            ...consumerOptions(config.RETRO_GROUP),
             topics: [topics.screeningLists],
             handle: async (m) => {
               const list = (m.value as { data?: { list?: unknown } } | null)?.data?.list;

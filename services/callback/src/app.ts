@@ -124,13 +124,9 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
         });
         // Batches under way finish (or hand over to the queue) after the consumer stopped, before the dispatcher.
         host.onStop(() => batches.drain(config.CALLBACK_TIMEOUT_MS + 1000));
-        const { kafka, serde, topics, prefix } = await host.connectMessaging();
+        const { topics, consumerOptions } = await host.connectMessaging();
         const consumer = new AtLeastOnceConsumer<CustomerEvent>({
-          kafka,
-          serde,
-          logger,
-          metrics,
-          groupId: `${prefix}${config.CONSUMER_GROUP}`,
+          ...consumerOptions(config.CONSUMER_GROUP),
           topics: [topics.customerEvents],
           // A chunk of consumed events is delivered and written as a whole before its offsets are committed.
           handleBatch: async (messages) => {

@@ -56,20 +56,17 @@ export function buildCustomerService(
       host.start(async () => {
         await host.serveHealth();
         const messaging = await host.connectMessaging();
-        const { kafka, serde, topics, prefix } = messaging;
+        const { topics, clients, prefixed } = messaging;
         const shell = new DeciderShell<CustomerCommand, CustomerEvent, CustomerState, NewEvent>({
-          kafka,
-          serde,
-          logger,
-          metrics,
+          ...clients,
           decider,
           eventsTopic: topics.customerEvents,
-          stateGroupPrefix: `${prefix}customer-decider-state`,
-          transactionalIdPrefix: `${prefix}${config.TRANSACTIONAL_ID_PREFIX}`,
+          stateGroupPrefix: prefixed('customer-decider-state'),
+          transactionalIdPrefix: prefixed(config.TRANSACTIONAL_ID_PREFIX),
           inputs: [
             {
               topic: topics.customerCommands,
-              groupId: `${prefix}${config.CONSUMER_GROUP}`,
+              groupId: prefixed(config.CONSUMER_GROUP),
               toDecision: (m: DecodedMessage<CustomerCommand>) => commandDecision(m.value),
             },
           ],

@@ -173,7 +173,7 @@ export function buildEvaluationService(
         await host.serveHealth();
         const { db, ownDb } = await host.connectStore();
         const privacy = CustomerPrivacy.fromConfig(config, ownDb('keys'), config.PRIVACY_REQUIRED);
-        const { kafka, serde, topics, prefix } = await host.connectMessaging();
+        const { kafka, serde, topics, readerOptions, processorOptions } = await host.connectMessaging();
         commandsTopic = topics.customerCommands;
         const publisher = new DurablePublisher(kafka, serde, config.KAFKA_ACK_TIMEOUT_MS);
         host.onStop(() => publisher.disconnect().catch(() => undefined));
@@ -197,11 +197,8 @@ export function buildEvaluationService(
         jobs = reevaluation;
 
         const reader = new StreamReader<RiskMatrixActivated>({
-          kafka,
-          serde,
-          logger,
+          ...readerOptions('evaluation-matrices'),
           topic: topics.riskMatrices,
-          groupPrefix: `${prefix}evaluation-matrices`,
           onMessage: (m) => {
             if (m.value.type === 'RiskMatrixActivated') applyActivation(m.value);
           },
@@ -219,13 +216,8 @@ export function buildEvaluationService(
         for (const activation of latestActivation.values()) reevaluation.enqueue(activation);
 
         const processor = new TransactionalProcessor<CustomerEvent>({
-          kafka,
-          serde,
-          logger,
-          metrics,
-          groupId: `${prefix}${config.CONSUMER_GROUP}`,
+          ...processorOptions(config.CONSUMER_GROUP, config.TRANSACTIONAL_ID_PREFIX),
           topic: topics.customerEvents,
-          transactionalIdPrefix: `${prefix}${config.TRANSACTIONAL_ID_PREFIX}`,
           // Only requests are evaluated: the other customer events are skipped unread (decision 0013).
           handler: { types: ['RiskEvaluationRequested'], process: evaluateBatch },
         });

@@ -41,7 +41,7 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
         };
         await ensureProjectionIndexes(db, await resolveNames());
         const dialect = await detectDialect(db);
-        const { kafka, serde, topics, prefix } = await host.connectMessaging();
+        const { topics, consumerOptions } = await host.connectMessaging();
         // The versions of the customer documents of the partitions this instance owns (decision 0012).
         const versions = new StreamVersions();
         // Recorded erasures take effect here: the customer's data key is deleted (docs/privacy.md).
@@ -53,11 +53,7 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
           registers: [metrics],
         });
         const consumer = new AtLeastOnceConsumer<CustomerEvent>({
-          kafka,
-          serde,
-          logger,
-          metrics,
-          groupId: `${prefix}${config.CONSUMER_GROUP}`,
+          ...consumerOptions(config.CONSUMER_GROUP),
           topics: [topics.customerEvents],
           // A fetch in chunks of up to 500 events, each written in a few bulk writes (applyCustomerEvents);
           // per partition in order, every partition at the same time (their customers never overlap).

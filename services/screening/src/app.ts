@@ -127,7 +127,7 @@ export function buildScreeningService(
           logger.warn('PRIVACY_KEK_FILE is not set: screening reads and writes personal data in plain');
         }
         const messaging = await host.connectMessaging();
-        const { kafka, serde, prefix } = messaging;
+        const { kafka, serde, readerOptions, processorOptions } = messaging;
         topics = messaging.topics;
         const loaded = await catalog.loadInitial();
         if (config.JAPANESE_READINGS) {
@@ -146,19 +146,13 @@ export function buildScreeningService(
         await refresher.publish(loaded);
 
         const listsReader = new StreamReader<ListMessage>({
-          kafka,
-          serde,
-          logger,
+          ...readerOptions('screening-lists'),
           topic: topics.screeningLists,
-          groupPrefix: `${prefix}screening-lists`,
           onMessage: screeningDecisionRecordedProjector(book),
         });
         const eventsReader = new StreamReader<CustomerEvent>({
-          kafka,
-          serde,
-          logger,
+          ...readerOptions('screening-directory'),
           topic: topics.customerEvents,
-          groupPrefix: `${prefix}screening-directory`,
           onMessage: customerEventProjector({ directory, privacy: () => privacy }),
         });
         await host.startPart(listsReader);
@@ -175,13 +169,8 @@ export function buildScreeningService(
         );
 
         const processor = new TransactionalProcessor<CustomerEvent>({
-          kafka,
-          serde,
-          logger,
-          metrics,
-          groupId: `${prefix}${config.CONSUMER_GROUP}`,
+          ...processorOptions(config.CONSUMER_GROUP, config.TRANSACTIONAL_ID_PREFIX),
           topic: topics.customerEvents,
-          transactionalIdPrefix: `${prefix}${config.TRANSACTIONAL_ID_PREFIX}`,
           handler: {
             // Only requests are screened: the other customer events are skipped unread (decision 0013).
             types: ['ScreeningRequested'],
