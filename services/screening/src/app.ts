@@ -8,7 +8,7 @@ import { ServiceHost } from '@crs/host';
 import { CustomerDirectory } from './domain/customer-directory';
 import { DecisionBook } from './domain/suppression';
 import { customerCommandWriter, SERVICE } from './customer-commands';
-import { customerEventProjector } from './handlers/customer-event-projector';
+import { customerEventKeyWarmer, customerEventProjector } from './handlers/customer-event-projector';
 import { screeningDecisionRecordedProjector } from './handlers/screening-decision-recorded-projector';
 import { screeningRequestedReactor } from './handlers/screening-requested-reactor';
 import { rescreener } from './rescreening/rescreener';
@@ -154,6 +154,8 @@ export function buildScreeningService(
           ...readerOptions('screening-directory'),
           topic: topics.customerEvents,
           onMessage: customerEventProjector({ directory, privacy: () => privacy }),
+          // The keys of the batch's customers in one read before its events are folded (decision 0032).
+          beforeBatch: customerEventKeyWarmer({ directory, privacy: () => privacy }),
         });
         await host.startPart(listsReader);
         await host.startPart(eventsReader);
