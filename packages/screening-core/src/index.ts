@@ -42,17 +42,15 @@ export {
 export { loadJapaneseTokenizer } from './matching/japanese-tokenizer';
 export { koreanListSpelling, koreanRevised, romanizeKana } from './matching/romanize';
 export { makeToken, tokenSimilarity, linked, INITIAL_SIMILARITY, type Token } from './matching/token';
+export { compareNames, type NameComparison, type TokenPair } from './matching/name-score';
 export {
-  compareNames,
   MIN_TOKEN_SIMILARITY,
   UNMATCHED_QUERY_PENALTY,
   UNMATCHED_CANDIDATE_PENALTY,
   UNMATCHED_CANDIDATE_PENALTY_COVERED,
   COVERED_MIN_WEIGHT,
   COVERED_MIN_SIMILARITY,
-  type NameComparison,
-  type TokenPair,
-} from './matching/name-score';
+} from './matching/name-score-weights';
 export {
   qualify,
   compareBirthDates,

@@ -4,16 +4,13 @@ import {
   alignNames,
   beginOptions,
   chooseOptions,
-  compareSides,
-  MIN_TOKEN_SIMILARITY,
   OPTION_CANDIDATE_COMPOUND,
   OPTION_QUERY_COMPOUND,
   OPTION_WORDS,
-  withCompounds,
-  type NameComparison,
-  type NameSide,
-  type TokenPair,
-} from './matching/name-score';
+} from './matching/alignment';
+import { compareSides, type NameComparison, type TokenPair } from './matching/name-score';
+import { MIN_TOKEN_SIMILARITY } from './matching/name-score-weights';
+import { withCompounds, type NameSide } from './matching/name-side';
 import { nameKind } from './matching/normalize';
 import { MAX_QUALIFIER_RAISE, qualify } from './matching/qualifiers';
 import { KOREAN_READER, type NameReader } from './matching/readings';

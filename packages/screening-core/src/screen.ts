@@ -1,4 +1,6 @@
-import { countLinks, explainNames, requiredFor, requiredLinks, type NameSide } from './matching/name-score';
+import { countLinks, requiredFor, requiredLinks } from './matching/name-links';
+import { explainNames } from './matching/name-score';
+import type { NameSide } from './matching/name-side';
 import { nameKind } from './matching/normalize';
 import { searchKey, tokenSimilarity } from './matching/token';
 import type { ListEntry } from './model';

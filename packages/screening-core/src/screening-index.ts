@@ -1,4 +1,4 @@
-import { withCompounds, type NameSide } from './matching/name-score';
+import { withCompounds, type NameSide } from './matching/name-side';
 import { nameKind, parseName, type NameKind } from './matching/normalize';
 import { KOREAN_READER, type NameReader } from './matching/readings';
 import { makeCompoundToken, TokenCache, type Token } from './matching/token';

@@ -314,7 +314,7 @@ function jaroWinklerBound(a: Token, b: Token): number {
   const la = a.text.length;
   const lb = b.text.length;
   const common = popcount(a.letters & b.letters);
-  // Ternaries, not Math.min (see weight() in name-score.ts): this bound runs for most word pairs.
+  // Ternaries, not Math.min (see weight() in name-score-weights.ts): this bound runs for most word pairs.
   const shorter = la < lb ? la : lb;
   const shared = common + (a.repeats < b.repeats ? a.repeats : b.repeats);
   const m = shorter < shared ? shorter : shared;
