@@ -1,60 +1,28 @@
 import { randomUUID } from 'node:crypto';
-import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
-import { OwnedCollections, accountsForEvery } from '@crs/store';
-import { streamKey, type DurablePublisher } from '@crs/messaging';
-import type { CustomerCommand, CustomerCommandData, CustomerCommandType } from '@crs/contracts';
-import { isOrphan } from './reservations/orphan-rule';
+import type { Db } from 'mongodb';
+import { OwnedCollections } from '@crs/store';
+import type { DurablePublisher } from '@crs/messaging';
+import { GroupCommit, type QueuedSubmit } from './group-commit';
+import { commandMessage, type PendingCommand } from './pending-command';
+import {
+  GroupReserver,
+  heldBy,
+  type Reserved,
+  type ReservedGroup,
+  type ReserveOutcome,
+} from './reservations/group-reserver';
 import { PublicationRecord } from './reservations/publication-record';
 import { reservationKey, type ReservationDoc } from './reservations/reservation';
-import { ReservationReleases, type HeldReservation } from './reservations/reservation-releases';
+import { ReservationReleases } from './reservations/reservation-releases';
 
-export interface PendingCommand {
-  type: CustomerCommandType;
-  businessUnit: string;
-  customerExtId: string;
-  communicationNumber: string;
-  data: CustomerCommandData[CustomerCommandType];
-  issuedBy: string;
-}
+export type { PendingCommand } from './pending-command';
+export type { ReserveOutcome } from './reservations/group-reserver';
 
-export type ReserveOutcome = { ok: true } | { ok: false; reason: 'USED' };
+type Submit = QueuedSubmit<PendingCommand, ReserveOutcome>;
 
-const RESERVED: ReserveOutcome = { ok: true };
-const USED: ReserveOutcome = { ok: false, reason: 'USED' };
-
-interface Attempt {
-  item: PendingCommand;
-  commandId: string;
-}
-
-const heldBy = ({ item, commandId }: Attempt): HeldReservation => ({
-  key: reservationKey(item.businessUnit, item.communicationNumber),
-  commandId,
-});
-
-/** What a request of a group reserved: its outcome per item and the attempts to publish. */
-interface Reserved {
-  outcomes: ReserveOutcome[];
-  attempts: Attempt[];
-}
-
-/** What a group reserved: per request (null: it failed and is releasing), and every key it holds. */
-interface ReservedGroup {
-  requests: (Reserved | null)[];
-  /** Every reservation key inserted with the group's id (also those of failed requests). */
-  keys: string[];
-}
-
-/** One submit call waiting for its group. */
-interface QueuedSubmit {
-  items: PendingCommand[];
-  resolve: (outcomes: ReserveOutcome[]) => void;
-  reject: (err: unknown) => void;
-}
-
-function hasWriteConcernError(err: MongoBulkWriteError): boolean {
-  const wce = (err as { writeConcernError?: unknown }).writeConcernError;
-  return wce !== undefined && wce !== null;
+/** A group as reserved: its id (carried by every reservation of it) and what each request reserved. */
+interface GroupReservation extends ReservedGroup {
+  groupId: string;
 }
 
 /**
@@ -104,14 +72,10 @@ export interface CommandGatewayOptions {
 }
 
 export class CommandGateway {
-  private readonly reservations: Collection<ReservationDoc>;
   private readonly releases: ReservationReleases;
   private readonly published: PublicationRecord;
-  private readonly groupWindowMs: number;
-  private readonly maxGroupItems: number;
-  private readonly queue: QueuedSubmit[] = [];
-  private reserving = false;
-  private groupScheduled = false;
+  private readonly reserver: GroupReserver;
+  private readonly groups: GroupCommit<PendingCommand, ReserveOutcome, GroupReservation>;
 
   constructor(
     db: Db,
@@ -120,17 +84,20 @@ export class CommandGateway {
     private readonly clock: () => Date,
     private readonly options: CommandGatewayOptions = {},
   ) {
-    this.reservations = db.collection<ReservationDoc>(OwnedCollections.reservations);
+    const reservations = db.collection<ReservationDoc>(OwnedCollections.reservations);
     const retryMs = options.releaseRetryMs ?? 1000;
     const retryMaxMs = options.releaseRetryMaxMs ?? 30000;
-    this.releases = new ReservationReleases(this.reservations, retryMs, retryMaxMs, options.onReleaseFailed);
+    this.releases = new ReservationReleases(reservations, retryMs, retryMaxMs, options.onReleaseFailed);
     this.published = new PublicationRecord(db, clock, {
       retryMs,
       retryMaxMs,
       ...(options.onRecordFailed ? { onRecordFailed: options.onRecordFailed } : {}),
     });
-    this.groupWindowMs = options.groupWindowMs ?? 1;
-    this.maxGroupItems = options.maxGroupItems ?? 2000;
+    this.reserver = new GroupReserver(reservations, this.releases, this.published, clock, options);
+    this.groups = new GroupCommit(options.groupWindowMs ?? 1, options.maxGroupItems ?? 2000, {
+      reserve: (group) => this.reserveGroup(group),
+      complete: (group, reserved) => this.completeGroup(group, reserved),
+    });
   }
 
   /** Reservations whose release failed and is still being retried (a gauge for operators). */
@@ -153,14 +120,8 @@ export class CommandGateway {
     return reservationKey(businessUnit, communicationNumber);
   }
 
-  async isUsed(businessUnit: string, communicationNumber: string, customerExtId: string): Promise<boolean> {
-    // findOne by _id alone: FerretDB v1 pushes that down to SQLite, while countDocuments (an aggregation)
-    // reads the whole collection (docs/decisions/0008).
-    const key = CommandGateway.key(businessUnit, communicationNumber);
-    const doc = await this.reservations.findOne({ _id: key });
-    // A reservation waiting for its release belongs to an attempt that was never acknowledged.
-    if (doc === null || this.releases.waiting(key) === doc.commandId) return false;
-    return !(await this.isOrphan(doc, customerExtId));
+  isUsed(businessUnit: string, communicationNumber: string, customerExtId: string): Promise<boolean> {
+    return this.reserver.isUsed(businessUnit, communicationNumber, customerExtId);
   }
 
   /**
@@ -173,51 +134,26 @@ export class CommandGateway {
    * answer: a request whose publish fails releases exactly its own reservations.
    */
   submit(items: PendingCommand[]): Promise<ReserveOutcome[]> {
-    if (items.length === 0) return Promise.resolve([]);
-    return new Promise((resolve, reject) => {
-      this.queue.push({ items, resolve, reject });
-      this.scheduleGroup();
-    });
+    return this.groups.submit(items);
   }
 
-  private scheduleGroup(): void {
-    if (this.reserving || this.groupScheduled || this.queue.length === 0) return;
-    this.groupScheduled = true;
-    const run = () => {
-      this.groupScheduled = false;
-      void this.runGroup();
-    };
-    if (this.groupWindowMs > 0) setTimeout(run, this.groupWindowMs);
-    else setImmediate(run);
+  /** Publishes a command that needs no communicationNumber reservation (overrides, re-evaluations). */
+  async publishOnly(item: PendingCommand): Promise<string> {
+    const commandId = randomUUID();
+    await this.publisher.publish([
+      commandMessage(this.commandsTopic, item, commandId, this.clock().toISOString()),
+    ]);
+    return commandId;
   }
 
-  /** Takes whole requests off the queue up to `maxGroupItems` reservations (at least one request). */
-  private async runGroup(): Promise<void> {
-    const group: QueuedSubmit[] = [];
-    let size = 0;
-    while (
-      this.queue.length > 0 &&
-      (group.length === 0 || size + this.queue[0]!.items.length <= this.maxGroupItems)
-    ) {
-      const next = this.queue.shift()!;
-      group.push(next);
-      size += next.items.length;
-    }
-    if (group.length === 0) return;
-    this.reserving = true;
+  private async reserveGroup(group: Submit[]): Promise<GroupReservation> {
     // Every reservation of the group carries its id; the publication record is written per group.
     const groupId = randomUUID();
-    let reserved: (Reserved | null)[];
-    let groupKeys: string[];
-    try {
-      ({ requests: reserved, keys: groupKeys } = await this.reserveGroup(group, groupId));
-    } catch (err) {
-      for (const request of group) request.reject(err);
-      return;
-    } finally {
-      this.reserving = false;
-      this.scheduleGroup();
-    }
+    return { groupId, ...(await this.reserver.reserve(group, groupId)) };
+  }
+
+  /** Protects, publishes and answers each request of a reserved group, then records the group. */
+  private async completeGroup(group: Submit[], { groupId, requests: reserved, keys }: GroupReservation) {
     // The whole group's records are protected at once (one key-store round trip for its new customers).
     if (this.options.protect) {
       const attempts = reserved.flatMap((r) => r?.attempts ?? []);
@@ -255,86 +191,8 @@ export class CommandGateway {
     this.published.record(
       groupId,
       published.size,
-      groupKeys.filter((key) => !published.has(key)),
+      keys.filter((key) => !published.has(key)),
     );
-  }
-
-  /**
-   * One `insertMany` for every item of the group; E11000 items go through the slow path (a reservation
-   * of ours waiting for release, an orphan). A request with any other failure releases what it reserved
-   * and is rejected (`null` in the result); the others get their outcomes and reserved attempts.
-   */
-  private async reserveGroup(group: QueuedSubmit[], groupId: string): Promise<ReservedGroup> {
-    const now = this.clock();
-    const docs: ReservationDoc[] = [];
-    const attempts: Attempt[] = [];
-    const owner: number[] = []; // doc index → request index
-    group.forEach((request, r) => {
-      for (const item of request.items) {
-        const commandId = randomUUID();
-        attempts.push({ item, commandId });
-        docs.push({
-          _id: CommandGateway.key(item.businessUnit, item.communicationNumber),
-          businessUnit: item.businessUnit,
-          communicationNumber: item.communicationNumber,
-          customerExtId: item.customerExtId,
-          reservedAt: now,
-          commandId,
-          group: groupId,
-        });
-        owner.push(r);
-      }
-    });
-    const duplicates: number[] = [];
-    const failed = new Map<number, unknown>(); // request → its error
-    try {
-      await this.reservations.insertMany(docs, { ordered: false });
-    } catch (err) {
-      const writeErrors = (err as { writeErrors?: unknown }).writeErrors;
-      if (
-        !(err instanceof MongoBulkWriteError) ||
-        !Array.isArray(writeErrors) ||
-        hasWriteConcernError(err) ||
-        // A connection lost mid-command: a bulk error whose write errors do not cover what was not inserted.
-        !accountsForEvery(err, docs.length, writeErrors.length)
-      ) {
-        // Nothing says which documents were stored: every request of the group fails and releases all.
-        for (let r = 0; r < group.length; r += 1) failed.set(r, err);
-      } else {
-        for (const we of writeErrors as { index: number; code?: number }[]) {
-          if (we.code === 11000) duplicates.push(we.index);
-          else failed.set(owner[we.index]!, err);
-        }
-      }
-    }
-    const used = new Set<number>(); // indexes into docs
-    for (const index of duplicates.sort((a, b) => a - b)) {
-      const request = owner[index]!;
-      if (failed.has(request)) continue;
-      try {
-        if (!(await this.retryDuplicate(docs[index]!))) used.add(index);
-      } catch (err) {
-        if ((err as { code?: number }).code === 11000) used.add(index);
-        else failed.set(request, err);
-      }
-    }
-    const result: (Reserved | null)[] = [];
-    let base = 0;
-    for (let r = 0; r < group.length; r += 1) {
-      const request = group[r]!;
-      const n = request.items.length;
-      const indexes = Array.from({ length: n }, (_, i) => base + i);
-      base += n;
-      const mine = indexes.filter((i) => !used.has(i)).map((i) => attempts[i]!);
-      if (failed.has(r)) {
-        // The insert may have reached the store although the driver reported an error: release it too.
-        result.push(null);
-        void this.releases.release(mine.map(heldBy)).finally(() => request.reject(failed.get(r)));
-        continue;
-      }
-      result.push({ outcomes: indexes.map((i) => (used.has(i) ? USED : RESERVED)), attempts: mine });
-    }
-    return { requests: result, keys: docs.filter((_, i) => !used.has(i)).map((d) => d._id) };
   }
 
   /**
@@ -342,7 +200,7 @@ export class CommandGateway {
    * records the group), false when the publish failed (its reservations are released and it is rejected).
    */
   private async publishRequest(
-    request: QueuedSubmit,
+    request: Submit,
     { outcomes, attempts: reserved }: Reserved,
   ): Promise<boolean> {
     if (reserved.length === 0) {
@@ -352,21 +210,7 @@ export class CommandGateway {
     const issuedAt = this.clock().toISOString();
     try {
       await this.publisher.publish(
-        reserved.map(({ item, commandId }) => {
-          const streamId = streamKey(item.businessUnit, item.customerExtId);
-          const command = {
-            commandId,
-            type: item.type,
-            streamId,
-            issuedAt,
-            correlationId: item.communicationNumber,
-            businessUnit: item.businessUnit,
-            customerExtId: item.customerExtId,
-            issuedBy: item.issuedBy,
-            data: item.data,
-          } as CustomerCommand;
-          return { topic: this.commandsTopic, key: streamId, type: item.type, value: command };
-        }),
+        reserved.map(({ item, commandId }) => commandMessage(this.commandsTopic, item, commandId, issuedAt)),
       );
     } catch (err) {
       await this.releases.release(reserved.map(heldBy));
@@ -375,69 +219,5 @@ export class CommandGateway {
     }
     request.resolve(outcomes);
     return true;
-  }
-
-  /**
-   * A reservation insert that met E11000: a duplicate left by one of our own failed releases is
-   * released and the insert repeated, and so is an orphan; true when the item is now reserved.
-   */
-  private async retryDuplicate(doc: ReservationDoc): Promise<boolean> {
-    if (
-      !(await this.releases.releaseWaiting(doc._id)) &&
-      !(await this.reclaimOrphan(doc._id, doc.customerExtId))
-    )
-      return false;
-    await this.reservations.insertOne(doc);
-    return true;
-  }
-
-  /**
-   * An orphan, for a retry of `customerExtId` (`isOrphan`): reserved for that same customer, old enough
-   * that its attempt cannot still be publishing, and not recorded as published. If its command did reach
-   * Kafka after all (the attempt died between the acknowledgement and the record), the retry's command
-   * repeats the communicationNumber for the same customer, which the decider ignores: no effect happens
-   * twice, and another customer never gets the number (docs/decisions/0026).
-   */
-  private isOrphan(held: ReservationDoc, customerExtId: string): Promise<boolean> {
-    return isOrphan(held, { customerExtId, now: this.clock() }, this.options.orphanAfterMs, () =>
-      this.published.has(held),
-    );
-  }
-
-  /** Removes an orphan reservation of `key`; false when the reservation is not one (O001 stands). */
-  private async reclaimOrphan(key: string, customerExtId: string): Promise<boolean> {
-    // Without an orphan policy an existing reservation always stands: no read needed.
-    if (!this.options.orphanAfterMs) return false;
-    const held = await this.reservations.findOne({ _id: key });
-    if (held === null) return true; // released in the meantime
-    if (!(await this.isOrphan(held, customerExtId))) return false;
-    // Only that reservation: a concurrent retry may have reclaimed it and reserved anew.
-    await this.reservations.deleteOne({ _id: key, commandId: held.commandId });
-    this.options.onReclaimed?.(key);
-    return true;
-  }
-  /** Publishes a command that needs no communicationNumber reservation (overrides, re-evaluations). */
-  async publishOnly(item: PendingCommand): Promise<string> {
-    const commandId = randomUUID();
-    const streamId = streamKey(item.businessUnit, item.customerExtId);
-    await this.publisher.publish([
-      {
-        topic: this.commandsTopic,
-        key: streamId,
-        type: item.type,
-        value: {
-          commandId,
-          type: item.type,
-          streamId,
-          issuedAt: this.clock().toISOString(),
-          correlationId: item.communicationNumber,
-          businessUnit: item.businessUnit,
-          customerExtId: item.customerExtId,
-          issuedBy: item.issuedBy,
-          data: item.data,
-        },
-      },
-    ]);
-    return commandId;
   }
 }
