@@ -22,6 +22,7 @@
 #                               store keeps its own data, so switching starts from an empty store
 #   STACK_SQLITE_SYNCHRONOUS (normal) | full    SQLite's synchronous pragma (WAL: normal survives a
 #                               crash of FerretDB, only a power loss may drop the last commits)
+#   STACK_FERRETDB_GOGC (400)   Go's GOGC for FerretDB (its collector's pace: decision 0033)
 #   STACK_POSTGRESQL_BIN        directory with initdb and postgres (default: /usr/lib/postgresql/15/bin
 #                               if installed, else Debian's postgresql-15 unpacked into the cache,
 #                               `apt-get download` + `dpkg -x`, no root needed)
@@ -312,7 +313,10 @@ launch_ferretdb() {
     # a crash of FerretDB survives; full fsyncs every write (decision 0015).
     backend=(--handler=sqlite --sqlite-url="file:$LOCAL/ferretdb/data/?_pragma=synchronous($SQLITE_SYNCHRONOUS)")
   fi
-  spawn ferretdb "$FERRETDB_BIN" "${backend[@]}" \
+  # GOGC: FerretDB allocates a document tree per document it reads or writes, and with Go's default
+  # (100) its collector took about a fifth of its CPU under the pipeline bench (decision 0033). Its live
+  # heap is tens of MB, so letting it grow to five times that before a collection costs little memory.
+  GOGC="${STACK_FERRETDB_GOGC:-400}" spawn ferretdb "$FERRETDB_BIN" "${backend[@]}" \
     --state-dir="$FERRETDB_STATE_DIR" --listen-addr="$HOST:$FERRETDB_PORT" \
     --debug-addr="$HOST:$FERRETDB_DEBUG_PORT" --telemetry=disable --log-format=text
 }

@@ -269,6 +269,12 @@ describe('CommandGateway: reservations of failed requests', () => {
     expect(inserts).toEqual([5]); // one insertMany for the batch
     expect(await commandsInLog()).toBe(before + 3);
     for (const n of ['dup-b', 'dup-c', 'dup-d']) expect(await reservation(n)).not.toBeNull();
+    // validate-batch-customers asks for many numbers at once: the taken ones (also twice), the free ones.
+    const ask = (n: string) => ({ businessUnit: 'DEMO', communicationNumber: n, customerExtId: `C-${n}` });
+    expect(
+      await g.usedAmong([ask('dup-a'), ask('free-1'), ask('dup-c'), ask('dup-a'), ask('free-2')]),
+    ).toEqual([true, false, true, true, false]);
+    expect(await g.usedAmong([])).toEqual([]);
   });
 
   it('concurrent single requests share one insert and each gets its own answer', async () => {

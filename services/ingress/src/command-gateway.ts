@@ -10,6 +10,7 @@ import {
   type Reserved,
   type ReservedGroup,
   type ReserveOutcome,
+  type UsedQuery,
 } from './reservations/group-reserver';
 import { PublicationRecord } from './reservations/publication-record';
 import { reservationKey, type ReservationDoc } from './reservations/reservation';
@@ -122,6 +123,11 @@ export class CommandGateway {
 
   isUsed(businessUnit: string, communicationNumber: string, customerExtId: string): Promise<boolean> {
     return this.reserver.isUsed(businessUnit, communicationNumber, customerExtId);
+  }
+
+  /** Whether each number is taken, read by `_id` list (validate-batch-customers). */
+  usedAmong(items: readonly UsedQuery[]): Promise<boolean[]> {
+    return this.reserver.usedAmong(items);
   }
 
   /**

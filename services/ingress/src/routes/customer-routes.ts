@@ -26,9 +26,6 @@ export interface CustomerRouteDeps {
   retryAfterSeconds: number;
 }
 
-/** Reservation reads in flight per validate-batch-customers request. */
-const USED_CHECKS_IN_FLIGHT = 16;
-
 function mayActFor(req: Request, businessUnit: string): boolean {
   try {
     assertBusinessUnit(req, businessUnit);
@@ -263,23 +260,19 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
       }
       results[results.length - 1]!.timeElapsedMs = elapsedMs(itemStarted);
     }
-    // validate-batch-customers: whether each number is taken, a read by `_id` per item (FerretDB v1 scans
-    // for `$in`: docs/decisions/0008), several in flight instead of one after the other.
+    // validate-batch-customers: whether each number is taken, read by `_id` list (decision 0032).
     const usedMark = (index: number) => {
       const r = results[index]!;
       r.resultType = 'REQUEST_REJECTED';
       r.errorCode = ErrorCodes.CommunicationNumberUsed;
       r.errorDescription = 'The communication number is already used';
     };
-    let next = 0;
-    const checker = async () => {
-      while (next < toCheck.length) {
-        const { index, record } = toCheck[next++]!;
-        if (await deps.gateway.isUsed(record.businessUnit, record.communicationNumber, record.customerExtId))
-          usedMark(index);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(USED_CHECKS_IN_FLIGHT, toCheck.length) }, checker));
+    if (toCheck.length > 0) {
+      const used = await deps.gateway.usedAmong(toCheck.map(({ record }) => record));
+      used.forEach((taken, i) => {
+        if (taken) usedMark(toCheck[i]!.index);
+      });
+    }
     if (save && pending.length > 0) {
       const outcomes = await submitOrUnavailable(pending.map((p) => p.command));
       outcomes.forEach((o, i) => {
