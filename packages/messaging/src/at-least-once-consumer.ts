@@ -45,21 +45,13 @@ export class AtLeastOnceConsumer<T> {
        * handler that caches what it read of the partitions it owned drops the cache here.
        */
       onGroupJoin?: () => void;
-      /**
-       * How long the broker may hold a fetch to gather `minBytes` (kafkajs `maxWaitTimeInMs`, default
-       * 200 ms; `minBytes` default 1: a fetch returns as soon as anything is there). A projector that
-       * folds each customer's events into one write gathers more of them per chunk with a larger
-       * minimum, at the cost of up to `maxWaitTimeInMs` of staleness when traffic is light.
-       */
-      fetch?: { minBytes?: number; maxWaitTimeInMs?: number };
     },
   ) {
     if (!opts.handle && !opts.handleBatch) throw new Error('AtLeastOnceConsumer needs handle or handleBatch');
     this.consumer = opts.kafka.consumer({
       groupId: opts.groupId,
       readUncommitted: false,
-      maxWaitTimeInMs: opts.fetch?.maxWaitTimeInMs ?? 200,
-      ...(opts.fetch?.minBytes !== undefined ? { minBytes: opts.fetch.minBytes } : {}),
+      maxWaitTimeInMs: 200,
     });
     this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => {
       this.assigned = Object.keys(e.payload.memberAssignment).length > 0;

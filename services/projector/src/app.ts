@@ -55,12 +55,6 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
         const consumer = new AtLeastOnceConsumer<CustomerEvent>({
           ...consumerOptions(config.CONSUMER_GROUP),
           topics: [topics.customerEvents],
-          // Fetches that gather a few hundred ms of events: more of each customer's events fold into one
-          // write of its document (decision 0034).
-          fetch: {
-            minBytes: config.PROJECTOR_FETCH_MIN_BYTES,
-            maxWaitTimeInMs: config.PROJECTOR_FETCH_MAX_WAIT_MS,
-          },
           // A fetch in chunks of up to 500 events, each written in a few bulk writes (applyCustomerEvents);
           // per partition in order, every partition at the same time (their customers never overlap).
           handleBatch: async (messages) => {
