@@ -3,7 +3,7 @@ import { createTokenVerifier } from '@crs/auth';
 import type { CustomerEvent } from '@crs/contracts';
 import { DurablePublisher, StreamReader, TransactionalProcessor, type TopicNames } from '@crs/messaging';
 import { createNameReader, loadJapaneseTokenizer } from '@crs/screening-core';
-import { CustomerPrivacy } from '@crs/privacy';
+import { CustomerPrivacy, PrivacyKeysMissingError } from '@crs/privacy';
 import { ServiceHost } from '@crs/host';
 import { CustomerDirectory } from './domain/customer-directory';
 import { DecisionBook } from './domain/suppression';
@@ -123,7 +123,8 @@ export function buildScreeningService(
           const store = await host.connectStore({ watch: false });
           privacy = CustomerPrivacy.fromConfig(config, store.ownDb('keys'), config.PRIVACY_REQUIRED);
         } else {
-          privacy = CustomerPrivacy.fromConfig(config, () => undefined as never, config.PRIVACY_REQUIRED);
+          if (config.PRIVACY_REQUIRED) throw new PrivacyKeysMissingError();
+          privacy = CustomerPrivacy.disabled();
           logger.warn('PRIVACY_KEK_FILE is not set: screening reads and writes personal data in plain');
         }
         const messaging = await host.connectMessaging();
