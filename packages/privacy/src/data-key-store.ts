@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { insertNew } from '@crs/store';
+import { findByIds, insertNew } from '@crs/store';
 import { b64u } from './encrypted-value';
 import { randomBytesCopy, randomSlice } from './random-pool';
 import { DataKeyCache, type DataKeyCacheOptions } from './data-key-cache';
@@ -55,8 +55,6 @@ export interface DataKeyStoreOptions {
 }
 
 const DUPLICATE_KEY = 11000;
-/** Keys read by one `$in` find (currentKeys). */
-const KEYS_PER_READ = 500;
 
 /**
  * Data keys per customer in a MongoDB collection, wrapped with the installation's KEK (envelope
@@ -140,9 +138,8 @@ export class DataKeyStore implements DataKeySource {
 
   /**
    * The current keys of many customers at once (the customers of a consumed batch): the cached ones from
-   * memory, the others with one `find({_id: {$in}})` per 500 (on FerretDB our patch 0006 serves it from the
-   * `_id` index: decision 0032) instead of one find per customer. Customers without a key are absent
-   * from the map; as with currentKey, absence is never cached.
+   * memory, the others by `_id` list (`findByIds`: decision 0032) instead of one find per customer.
+   * Customers without a key are absent from the map; as with currentKey, absence is never cached.
    */
   async currentKeys(streamIds: Iterable<string>): Promise<Map<string, DataKey>> {
     const out = new Map<string, DataKey>();
@@ -152,10 +149,7 @@ export class DataKeyStore implements DataKeySource {
       if (cached) out.set(streamId, cached);
       else missing.push(streamId);
     }
-    for (let at = 0; at < missing.length; at += KEYS_PER_READ) {
-      const docs = await this.keys.find({ _id: { $in: missing.slice(at, at + KEYS_PER_READ) } }).toArray();
-      for (const doc of docs) out.set(doc._id, this.remember(doc));
-    }
+    for (const doc of (await findByIds(this.keys, missing)).values()) out.set(doc._id, this.remember(doc));
     return out;
   }
 

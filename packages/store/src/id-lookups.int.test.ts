@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient, type Db, type Document } from 'mongodb';
+import { findByIds } from './find-by-ids';
 
 /**
  * The hot reads of every service go by `_id`: one (`{_id}`) or many at once (`{_id: {$in}}`, the keys
@@ -49,6 +50,22 @@ describe('reads by _id and by a list of _id use the _id index', () => {
       .find({ _id: { $in: ids } } as Document)
       .toArray();
     expect(found.map((d) => d.n).sort((a, b) => a - b)).toEqual([1, 150, 299]);
+  });
+
+  it('findByIds reads a long list in finds of 500: every document once, absent ids left out, projection kept', async () => {
+    const ids = [
+      ...Array.from({ length: 300 }, (_, n) => `BU1:C-${n}`),
+      ...Array.from({ length: 300 }, (_, n) => `BU1:ABSENT-${n}`),
+      'BU1:C-7',
+      'BU1:C-299',
+    ];
+    const found = await findByIds(db.collection<{ _id: string; n: number }>('docs'), ids, {
+      projection: { _id: 1 },
+    });
+    expect(found.size).toBe(300);
+    expect(found.get('BU1:C-299')).toEqual({ _id: 'BU1:C-299' });
+    expect(found.has('BU1:ABSENT-0')).toBe(false);
+    expect(await findByIds(db.collection<{ _id: string; n: number }>('docs'), [])).toEqual(new Map());
   });
 
   it('still answers lists it cannot serve from the index (mixed types), correctly', async () => {

@@ -3,5 +3,6 @@ export * from './collections';
 export * from './mongo-watchdog';
 export * from './owner-databases';
 export * from './insert-new';
+export * from './find-by-ids';
 export * from './lease';
 export type * from './read-models';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MongoBulkWriteError, type Collection } from 'mongodb';
-import { accountsForEvery } from '@crs/store';
+import { accountsForEvery, findByIds } from '@crs/store';
 import type { PendingCommand } from '../pending-command';
 import { isOrphan } from './orphan-rule';
 import type { PublicationRecord } from './publication-record';
@@ -13,9 +13,6 @@ export interface UsedQuery {
   communicationNumber: string;
   customerExtId: string;
 }
-
-/** Reservations read by one `$in` find (usedAmong). */
-const KEYS_PER_READ = 500;
 
 export type ReserveOutcome = { ok: true } | { ok: false; reason: 'USED' };
 
@@ -83,20 +80,13 @@ export class GroupReserver {
   }
 
   /**
-   * Whether each number is taken (validate-batch-customers), read by `_id` list: one find per 500
-   * numbers (on FerretDB v1 served by the `_id` index with our patch 0006: decision 0032). A reservation
-   * waiting for its release belongs to an attempt that was never acknowledged; an orphan may be reused.
+   * Whether each number is taken (validate-batch-customers), read by `_id` list (`findByIds`: decision
+   * 0032). A reservation waiting for its release belongs to an attempt that was never acknowledged; an
+   * orphan may be reused.
    */
   async usedAmong(items: readonly UsedQuery[]): Promise<boolean[]> {
     const keys = items.map((i) => reservationKey(i.businessUnit, i.communicationNumber));
-    const held = new Map<string, ReservationDoc>();
-    const distinct = [...new Set(keys)];
-    for (let at = 0; at < distinct.length; at += KEYS_PER_READ) {
-      const docs = await this.reservations
-        .find({ _id: { $in: distinct.slice(at, at + KEYS_PER_READ) } })
-        .toArray();
-      for (const doc of docs) held.set(doc._id, doc);
-    }
+    const held = await findByIds(this.reservations, keys);
     return Promise.all(
       items.map(async (item, i) => {
         const doc = held.get(keys[i]!);

@@ -1,7 +1,7 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { CodedError } from '@crs/runtime';
 import type { CustomerEvent } from '@crs/contracts';
-import { versionGuardedFilter, type StoreDialect } from '@crs/store';
+import { findByIds, versionGuardedFilter, type StoreDialect } from '@crs/store';
 import {
   projectCustomerEvent,
   type CollectionNames,
@@ -20,8 +20,6 @@ import { isDuplicateKeyOnly, writeErrorsOf } from './write-errors';
 
 /** At most this many operations per `bulkWrite` / `insertMany` (FerretDB runs one command as one unit). */
 export const MAX_BULK_OPERATIONS = 500;
-/** At most this many `_id`s per `find({_id: {$in}})`. */
-const IDS_PER_READ = 500;
 
 /** A customer write that cannot go on; the consumer retries the chunk whole. */
 export class ProjectionWriteError extends CodedError {
@@ -103,16 +101,10 @@ export async function applyCustomerEvents(
     }
   }
   const customers = db.collection<CustomerWrite>(names.customers);
-  /** The versions the documents hold (0: none), read by `_id` lists (one find per 500 customers). */
+  /** The versions the documents hold (0: none), read by `_id` list (`findByIds`). */
   const readVersions = async (streamIds: readonly string[]): Promise<number[]> => {
-    const found = new Map<string, number>();
-    for (let at = 0; at < streamIds.length; at += IDS_PER_READ) {
-      const docs = await customers
-        .find({ _id: { $in: streamIds.slice(at, at + IDS_PER_READ) } }, { projection: { version: 1 } })
-        .toArray();
-      for (const doc of docs) found.set(doc._id, doc.version ?? 0);
-    }
-    return streamIds.map((streamId) => found.get(streamId) ?? 0);
+    const found = await findByIds(customers, streamIds, { projection: { version: 1 } });
+    return streamIds.map((streamId) => found.get(streamId)?.version ?? 0);
   };
   const update = (streamId: string, folded: FoldedCustomer): AnyBulkWriteOperation<CustomerWrite> => ({
     updateOne: {
