@@ -22,6 +22,7 @@ export function schemasDir(): string {
  */
 export function loadMessageSchemas(dir = schemasDir()): MessageSchema[] {
   const out: MessageSchema[] = [];
+  const shared = new Map<string, unknown>(); // schemas/common/ read once for all
   for (const kind of ['events', 'commands', 'operations', 'matrices', 'lists'] as const) {
     let files: string[];
     try {
@@ -35,6 +36,7 @@ export function loadMessageSchemas(dir = schemasDir()): MessageSchema[] {
         JSON.parse(readFileSync(file, 'utf8')) as MessageSchema['schema'],
         file,
         dir,
+        shared,
       );
       const props = schema.properties as { type?: { const?: string } } | undefined;
       const type = props?.type?.const ?? schema.title;

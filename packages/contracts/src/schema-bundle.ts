@@ -15,8 +15,14 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
  * Written here rather than taken from a library (@apidevtools/json-schema-ref-parser): that one is
  * asynchronous and resolves any URL, while the loader is synchronous and must only read our own tree.
  */
-export function bundleSchema<T>(schema: T, file: string, root: string): T {
-  return inline(schema as Json, resolve(file), resolve(root), new Map(), []) as T;
+export function bundleSchema<T>(
+  schema: T,
+  file: string,
+  root: string,
+  /** Documents already read, by absolute path: pass one map to bundle many schemas reading each once. */
+  cache: Map<string, unknown> = new Map(),
+): T {
+  return inline(schema as Json, resolve(file), resolve(root), cache as Map<string, Json>, []) as T;
 }
 
 /** True when a document still holds a `$ref` to another document. */
