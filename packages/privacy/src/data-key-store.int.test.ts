@@ -187,6 +187,47 @@ describe('DataKeyStore (data_keys on the real store)', () => {
     }
   });
 
+  it('shares a read under way: concurrent readers of the same customers read the store once', async () => {
+    const writer = new DataKeyStore({ db, keks });
+    const created = await writer.keysFor(['BU1:S-1', 'BU1:S-2', 'BU1:S-3']);
+    const watched = await new MongoClient(process.env.MONGODB_URI!, { monitorCommands: true }).connect();
+    const finds: unknown[] = [];
+    watched.on('commandStarted', (e) => {
+      if (e.commandName === 'find') finds.push(e.command.filter);
+    });
+    try {
+      const reader = new DataKeyStore({ db: watched.db(db.databaseName), keks });
+      // Two consumers of one process warm the keys of the same batch, a third decrypts one customer.
+      const [a, b, one] = await Promise.all([
+        reader.currentKeys(['BU1:S-1', 'BU1:S-2', 'BU1:ABSENT']),
+        reader.currentKeys(['BU1:S-2', 'BU1:S-1', 'BU1:ABSENT']),
+        reader.currentKey('BU1:S-2'),
+      ]);
+      expect(finds).toHaveLength(1);
+      expect(a.get('BU1:S-1')).toEqual(created.get('BU1:S-1'));
+      expect(b.get('BU1:S-2')).toEqual(created.get('BU1:S-2'));
+      expect(one).toEqual(created.get('BU1:S-2'));
+      expect(a.has('BU1:ABSENT') || b.has('BU1:ABSENT')).toBe(false);
+      // A customer outside the read under way is read by itself; absence is still not cached.
+      finds.length = 0;
+      const [c, absent] = await Promise.all([
+        reader.currentKeys(['BU1:S-3', 'BU1:S-1']),
+        reader.currentKey('BU1:ABSENT'),
+      ]);
+      expect(c.get('BU1:S-3')).toEqual(created.get('BU1:S-3'));
+      expect(absent).toBeUndefined();
+      expect(finds).toHaveLength(2);
+      // An erasure in this process while a read is under way: the key that read found is not kept.
+      reader.forgetCached('BU1:S-3');
+      const pending = reader.currentKey('BU1:S-3');
+      await reader.erase('BU1:S-3');
+      await pending;
+      expect(await reader.currentKey('BU1:S-3')).toBeUndefined();
+    } finally {
+      await watched.close();
+    }
+  });
+
   it('erases only the named key generation: a replayed erasure leaves a later relationship key alone', async () => {
     const store = new DataKeyStore({ db, keks, cache: { maxEntries: 0 } });
     const first = await store.keyFor('BU1:C-5');
