@@ -31,6 +31,8 @@ describe('CommandGateway: reservations of failed requests', () => {
   let proxiedDb: Db;
   /** Reservation inserts as the store saw them: documents per `insert` command. */
   const inserts: number[] = [];
+  /** Publication record inserts as the store saw them: documents per `insert` command. */
+  const recordInserts: number[] = [];
   let messaging: Messaging;
   const publishers: DurablePublisher[] = [];
   const gateways: CommandGateway[] = [];
@@ -157,6 +159,8 @@ describe('CommandGateway: reservations of failed requests', () => {
     proxied.on('commandStarted', (e) => {
       if (e.commandName === 'insert' && e.command.insert === OwnedCollections.reservations)
         inserts.push((e.command.documents as unknown[]).length);
+      if (e.commandName === 'insert' && e.command.insert === PublishedReservations)
+        recordInserts.push((e.command.documents as unknown[]).length);
     });
     directDb = direct.db(dbName);
     proxiedDb = proxied.db(dbName);
@@ -388,6 +392,20 @@ describe('CommandGateway: reservations of failed requests', () => {
       expect(await g.isUsed('DEMO', 'rec-late', 'C-rec-late')).toBe(true);
       await until('the background record', () => recorded('rec-late'));
       await until('the pending records to empty', async () => g.unrecordedCount() === 0);
+    });
+
+    it('records the groups acknowledged within its linger with one write (nobody waits for it)', async () => {
+      const g = await gateway(messaging.topics.customerCommands, 300, {
+        orphanAfterMs: ORPHAN_AFTER_MS,
+        recordLingerMs: 1000,
+      });
+      recordInserts.length = 0;
+      // One request after the other: five groups, each answered before the next is submitted.
+      for (const n of [1, 2, 3, 4, 5]) expect(await g.submit([item(`linger-${n}`)])).toEqual([{ ok: true }]);
+      // Known at once in this process, while the record still lingers.
+      expect(await g.isUsed('DEMO', 'linger-1', 'C-linger-1')).toBe(true);
+      await until('the records', async () => (await recorded('linger-1')) && (await recorded('linger-5')));
+      expect(recordInserts).toEqual([5]);
     });
 
     it('a reservation made before the record existed (no group) counts as published, however old', async () => {

@@ -23,6 +23,11 @@ export interface PublishedGroupDoc {
 export interface PublicationRecordOptions {
   retryMs: number;
   retryMaxMs: number;
+  /**
+   * How long a group waits for others before its record is written (default 0: at once). Nobody waits
+   * for the record, so under light load a linger turns a write per request into one per interval.
+   */
+  lingerMs?: number;
   /** Told when a write failed; its groups are kept and written again in the background. */
   onRecordFailed?: (err: unknown, pending: number) => void;
 }
@@ -44,7 +49,7 @@ interface PendingGroup {
  * published (taking an earlier number as used never makes a second effect).
  *
  * Writes are unordered `insertMany`s (a group already recorded is skipped), grouped: calls that arrive
- * while a write is in flight go together in the next one. A failed write never fails the requests
+ * while a write is in flight or within `lingerMs` of the first go together in the next one. A failed write never fails the requests
  * (Kafka holds their commands): the groups are kept in memory, count as recorded for this process, and
  * are written again in the background with backoff until the store answers.
  */
@@ -57,6 +62,8 @@ export class PublicationRecord {
   private writing = false;
   /** The write in flight, if any (awaited on close). */
   private flushing: Promise<void> = Promise.resolve();
+  /** The linger before the next write, while groups wait for it. */
+  private lingering: NodeJS.Timeout | undefined;
   private readonly retry: BackgroundRetry;
 
   constructor(
@@ -81,6 +88,8 @@ export class PublicationRecord {
    */
   async close(): Promise<void> {
     this.retry.stop();
+    clearTimeout(this.lingering);
+    this.lingering = undefined;
     await this.flushing;
     await this.write([...this.pending.values()]).catch(() => undefined);
   }
@@ -111,8 +120,17 @@ export class PublicationRecord {
   }
 
   private startFlush(): void {
-    if (this.writing || this.queued.length === 0) return;
-    this.flushing = this.flush();
+    if (this.writing || this.lingering || this.queued.length === 0) return;
+    const linger = this.options.lingerMs ?? 0;
+    if (linger <= 0) {
+      this.flushing = this.flush();
+      return;
+    }
+    this.lingering = setTimeout(() => {
+      this.lingering = undefined;
+      this.flushing = this.flush();
+    }, linger);
+    this.lingering.unref();
   }
 
   private async flush(): Promise<void> {
