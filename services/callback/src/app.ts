@@ -148,6 +148,8 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
           },
           maxBatch: config.CALLBACK_BATCH_SIZE,
           partitionsConsumedConcurrently: config.CALLBACK_PARTITIONS_CONCURRENTLY,
+          // Another instance may have owned a partition meanwhile: its progress is read again (decision 0037).
+          onGroupJoin: () => batches.forgetProgress(),
         });
         await host.startPart(consumer, 'events');
       }),

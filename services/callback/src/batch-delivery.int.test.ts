@@ -15,7 +15,8 @@ import { QueuedLanes } from './queued-lanes';
  * Delivery straight from a consumed batch against the real store (FerretDB locally) and a real HTTP
  * receiver: outcomes written in bulk, only what is not done in the retry queue, order per customer and
  * endpoint kept across the batch path and the queue, a slow receiver handed over instead of holding the
- * batch, and a batch whose write failed written again without sending twice.
+ * batch, and a batch whose write failed written again without sending twice; the progress of a partition
+ * read once while this process owns it, again after a group join or a failed batch (decision 0037).
  */
 describe('BatchDelivery', () => {
   let client: MongoClient;
@@ -249,5 +250,76 @@ describe('BatchDelivery', () => {
     expect(await store.collection.findOne({ _id: 'e-2-1|ep-1' })).toMatchObject({ log: [{ status: 204 }] });
     expect((await store.queued()).map((e) => [e._id, e.attempts])).toEqual([['e-1-1|ep-1', 1]]);
     expect(await store.sentUpTo('events|0')).toBe(13);
+  });
+
+  const consumed = (partitionKey: string, offsets: number[]) => ({
+    partitionKey,
+    offsets,
+    lastOffset: offsets.at(-1)!,
+  });
+
+  it('reads the progress of a partition once while it owns it, and again after a group join', async () => {
+    const { batch } = build();
+    const reads = jest.spyOn(store, 'sentUpTo');
+    await batch.deliver([delivery(1, 1)], consumed('events|0', [10]));
+    await batch.deliver([delivery(2, 1)], consumed('events|0', [11]));
+    await batch.deliver([delivery(3, 1)], consumed('events|1', [5]));
+    await batch.deliver([delivery(4, 1)], consumed('events|0', [12]));
+    expect(reads.mock.calls).toEqual([['events|0'], ['events|1']]);
+    // Meanwhile (a rebalance) another instance owned events|0, delivered offsets 13 and 14 and marked them.
+    const other = build({ store: new DeliveryStore(db) }).batch;
+    await other.deliver([delivery(5, 1), delivery(6, 1)], consumed('events|0', [13, 14]));
+    // The partition comes back at the next join: its progress is read again, so 13 and 14 are found in
+    // the log instead of being sent a second time.
+    batch.forgetProgress();
+    await batch.deliver([delivery(5, 1), delivery(6, 1), delivery(7, 1)], consumed('events|0', [13, 14, 15]));
+    await batch.deliver([delivery(8, 1)], consumed('events|1', [6]));
+    expect(reads.mock.calls).toEqual([['events|0'], ['events|1'], ['events|0'], ['events|1']]);
+    expect(idsAt(receiver)).toEqual(['e-1-1', 'e-2-1', 'e-3-1', 'e-4-1', 'e-5-1', 'e-6-1', 'e-7-1', 'e-8-1']);
+    reads.mockRestore();
+    expect(await store.sentUpTo('events|0')).toBe(15);
+    expect(await store.sentUpTo('events|1')).toBe(6);
+  });
+
+  it('a batch consumed again after a failed write reads the progress again and sends nothing twice', async () => {
+    let recordFailures = 0;
+    let markFailures = 0;
+    const flaky = new DeliveryStore(db);
+    const write = flaky.recordBatch.bind(flaky);
+    flaky.recordBatch = async (outcomes, now) => {
+      if (recordFailures-- > 0) throw new Error('store unavailable');
+      return write(outcomes, now);
+    };
+    // The mark is written, but its answer is lost.
+    const mark = flaky.markSending.bind(flaky);
+    flaky.markSending = async (partitionKey, offset) => {
+      await mark(partitionKey, offset);
+      if (markFailures-- > 0) throw new Error('connection reset');
+    };
+    const reads = jest.spyOn(flaky, 'sentUpTo');
+    const { batch } = build({ store: flaky });
+    await batch.deliver([delivery(1, 1)], consumed('events|0', [10]));
+    recordFailures = 1;
+    const twice = [delivery(2, 1), delivery(2, 2), delivery(3, 1)];
+    await expect(batch.deliver(twice, consumed('events|0', [11, 12, 13]))).rejects.toThrow(
+      'store unavailable',
+    );
+    // Offsets not committed: the same messages are consumed again by this process.
+    await batch.deliver(twice, consumed('events|0', [11, 12, 13]));
+    expect(reads).toHaveBeenCalledTimes(2);
+    // Consumed once more without a failure (the commit was lost): found in the log, progress known.
+    await batch.deliver(twice, consumed('events|0', [11, 12, 13]));
+    expect(reads).toHaveBeenCalledTimes(2);
+    markFailures = 1;
+    await expect(batch.deliver([delivery(4, 1)], consumed('events|0', [14]))).rejects.toThrow(
+      'connection reset',
+    );
+    await batch.deliver([delivery(4, 1)], consumed('events|0', [14]));
+    await batch.deliver([delivery(5, 1)], consumed('events|0', [15]));
+    expect(reads).toHaveBeenCalledTimes(3);
+    // Each once (customers 2 and 3 are sent concurrently).
+    expect(idsAt(receiver).sort()).toEqual(['e-1-1', 'e-2-1', 'e-2-2', 'e-3-1', 'e-4-1', 'e-5-1']);
+    expect(await store.collection.countDocuments({ status: 'delivered' })).toBe(6);
+    expect(await store.sentUpTo('events|0')).toBe(15);
   });
 });

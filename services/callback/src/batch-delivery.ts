@@ -41,10 +41,21 @@ interface Handover {
  * A slow receiver does not hold the batch: an attempt that runs longer than `handoverMs` is handed over
  * (queued with a lease until its timeout, recorded by `_id` when it ends) and its endpoint's deliveries
  * go to the queue for `slowEndpointMs`, where the dispatcher sends them within that endpoint's slots.
+ *
+ * The progress of a partition is read from the store once after each group join, then known here: this
+ * process is the only one that marks it while it owns the partition (decision 0037).
  */
 export class BatchDelivery {
   /** Outcomes of attempts whose batch write failed: the retried batch writes them without sending again. */
   private readonly unwritten = new Map<string, BatchOutcome>();
+  /**
+   * The progress per partition as the store holds it, known since the last group join: read once, then
+   * the offsets this process marked ($max). Never lower than the store's while this process owns the
+   * partition; dropped at a join and after any failed batch of the partition.
+   */
+  private readonly progress = new Map<string, number>();
+  /** Counts group joins, so that a batch begun before a join does not note what it learnt after it. */
+  private joins = 0;
   private readonly handovers = new Set<Promise<void>>();
   private readonly clock: () => Date;
 
@@ -55,6 +66,25 @@ export class BatchDelivery {
   /** Delivers (or queues) a batch's deliveries, given in event order, and writes their outcomes. */
   async deliver(deliveries: readonly NewDelivery[], from?: ConsumedFrom): Promise<void> {
     if (deliveries.length === 0) return;
+    try {
+      await this.deliverBatch(deliveries, from);
+    } catch (err) {
+      // A mark may have been written or not: the retried batch reads the progress again.
+      if (from) this.progress.delete(from.partitionKey);
+      throw err;
+    }
+  }
+
+  /**
+   * Drops the progress known of every partition: called whenever the consumer (re)joins its group, as
+   * another instance may have owned a partition meanwhile and marked it further.
+   */
+  forgetProgress(): void {
+    this.progress.clear();
+    this.joins += 1;
+  }
+
+  private async deliverBatch(deliveries: readonly NewDelivery[], from?: ConsumedFrom): Promise<void> {
     const known = from ? await this.seenBefore(deliveries, from) : new Map<string, DeliveryDoc['status']>();
     const now = this.clock();
     const byLane = new Map<string, NewDelivery[]>();
@@ -105,10 +135,15 @@ export class BatchDelivery {
     from: ConsumedFrom,
   ): Promise<Map<string, DeliveryDoc['status']>> {
     const { store } = this.opts;
-    const upTo = await store.sentUpTo(from.partitionKey);
+    const { partitionKey, lastOffset } = from;
+    const joins = this.joins;
+    const upTo = this.progress.has(partitionKey)
+      ? this.progress.get(partitionKey)
+      : await store.sentUpTo(partitionKey);
     const again = upTo === undefined ? [] : deliveries.filter((_, i) => from.offsets[i]! <= upTo);
     const known = await store.statusOf(again.map((d) => d._id));
-    await store.markSending(from.partitionKey, from.lastOffset);
+    await store.markSending(partitionKey, lastOffset);
+    if (this.joins === joins) this.progress.set(partitionKey, Math.max(upTo ?? lastOffset, lastOffset));
     return known;
   }
 
