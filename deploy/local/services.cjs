@@ -7,6 +7,7 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const http = require('node:http');
+const os = require('node:os');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const LOCAL = path.join(ROOT, '.local');
@@ -112,12 +113,25 @@ function defaultCallbackConfig() {
   return file;
 }
 
+/**
+ * Partitions per topic of the local stack: one per core of this machine (at least 2), unless
+ * TOPIC_PARTITIONS says otherwise (decision 0035). Each partition is its own Kafka transaction per
+ * batch in every exactly-once stage; more partitions than cores only split the same load into more,
+ * smaller transactions. Topics that exist keep their count (Kafka never shrinks one).
+ */
+function defaultPartitions() {
+  const explicit = Number(process.env.TOPIC_PARTITIONS);
+  if (Number.isInteger(explicit) && explicit > 0) return explicit;
+  return Math.max(2, os.availableParallelism());
+}
+
 async function baseEnv(overrides = {}) {
   const keys = await ensureKeys();
   return {
     ...process.env,
     ...readStackEnv(),
     TOPIC_REPLICATION_FACTOR: '1',
+    TOPIC_PARTITIONS: String(defaultPartitions()),
     AUTH_JWKS_FILE: keys.jwksFile,
     CALLBACK_SIGNING_KEY_FILE: keys.callbackKeyFile,
     RECEIVER_JWKS_FILE: keys.callbackJwksFile,
@@ -322,6 +336,7 @@ module.exports = {
   downAll,
   status,
   baseEnv,
+  defaultPartitions,
   ensureKeys,
   ROOT,
 };

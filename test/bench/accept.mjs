@@ -13,7 +13,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { round, summarize } from './stats.mjs';
 import { sampleCustomer } from './in-process.mjs';
-import { stackEnv, token, dropNamespaceDbs } from './stack.mjs';
+import { stackEnv, token, dropNamespaceDbs, benchPartitions } from './stack.mjs';
 import { closedLoop, post, withCpu } from './pipeline.mjs';
 
 const require = createRequire(import.meta.url);
@@ -29,7 +29,7 @@ export async function benchAccept({ mode, root = ROOT, env: extraEnv, log = cons
   const NS = `ac-${mode}-${Date.now().toString(36)}`;
   const ns = launcher.namespaceSettings(NS);
   const mongo = await new MongoClient(stackEnv().MONGODB_URI).connect();
-  const env = { TOPIC_PARTITIONS: '6', LOG_LEVEL: 'warn', ...extraEnv };
+  const env = { TOPIC_PARTITIONS: String(benchPartitions()), LOG_LEVEL: 'warn', ...extraEnv };
   if (process.env.BENCH_ACCEPT_PROFILE === '1') {
     const dir = path.join(ROOT, '.local/profiles');
     mkdirSync(dir, { recursive: true });

@@ -29,7 +29,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { round, summarize } from './stats.mjs';
 import { sampleCustomer } from './in-process.mjs';
-import { stackEnv, token, receiver, waitUntil, dropNamespaceDbs } from './stack.mjs';
+import { stackEnv, token, receiver, waitUntil, dropNamespaceDbs, benchPartitions } from './stack.mjs';
 import { cpuSnapshot, coresBetween } from './cpu.mjs';
 
 const require = createRequire(import.meta.url);
@@ -202,6 +202,7 @@ export async function benchPipeline({
   figures = [],
   limits = {},
   env: extraEnv = {},
+  partitions = benchPartitions(),
   log = console.log,
 }) {
   const cfg = settings();
@@ -228,7 +229,7 @@ export async function benchPipeline({
   const port = await recv.listen();
   const e2e = endToEnd(recv);
   const clusterEnv = {
-    TOPIC_PARTITIONS: '6',
+    TOPIC_PARTITIONS: String(partitions),
     LOG_LEVEL: 'warn',
     CALLBACK_ENDPOINTS: JSON.stringify({
       endpoints: [
@@ -523,7 +524,7 @@ export async function measureLimits(log = console.log) {
     }
   };
   await tryLimit('kafka.mjs', async (m) => {
-    const r = await m.produceLimit({ brokers: env.KAFKA_BROKERS.split(',') });
+    const r = await m.produceLimit({ brokers: env.KAFKA_BROKERS.split(','), partitions: benchPartitions() });
     limits.produce = { name: 'raw_produce', value: r.messagesPerSec, unit: 'messages/s' };
   });
   await tryLimit('store.mjs', async (m) => {
@@ -534,7 +535,7 @@ export async function measureLimits(log = console.log) {
     limits.storeInsert = { name: 'raw_insert_many', value: r.insertManyPerSec, unit: 'docs/s' };
   });
   await tryLimit('ctp.mjs', async (m) => {
-    const r = await m.ctpLimit({ brokers: env.KAFKA_BROKERS.split(',') });
+    const r = await m.ctpLimit({ brokers: env.KAFKA_BROKERS.split(','), partitions: benchPartitions() });
     limits.ctp = { name: 'raw_consume_transform_produce', value: r.messagesPerSec, unit: 'messages/s' };
   });
   return limits;

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { round } from './stats.mjs';
 import { benchRiskEngine, benchScreening, benchValidation } from './in-process.mjs';
-import { benchStack } from './stack.mjs';
+import { benchStack, benchPartitions } from './stack.mjs';
 import { benchPipeline, measureLimits } from './pipeline.mjs';
 import { benchPrivacy, benchKeyStore, localMongoUri } from './privacy.mjs';
 
@@ -110,13 +110,14 @@ async function measureKeyStore() {
 /** The whole pipeline once per run [label, root, env] (test/bench/pipeline.mjs); a run that fails says so. */
 async function runPipelines(runs, measured, limits) {
   const loads = [];
-  for (const [label, root, env = {}] of runs) {
+  for (const [label, root, env = {}, partitions = benchPartitions()] of runs) {
     console.log(
-      `pipeline: ${label} (${root}${Object.keys(env).length ? `, env ${JSON.stringify(env)}` : ''})`,
+      `pipeline: ${label} (${root}, ${partitions} partitions${Object.keys(env).length ? `, env ${JSON.stringify(env)}` : ''})`,
     );
     const before = loadNow();
+    measured.push({ name: `pipeline.partitions.${label}`, value: partitions, unit: 'partitions per topic' });
     try {
-      await benchPipeline({ root, label, figures: measured, limits, env });
+      await benchPipeline({ root, label, figures: measured, limits, env, partitions });
     } catch (err) {
       console.log(`  pipeline (${label}) stopped early: ${err.message}`);
       measured.push({
@@ -302,9 +303,12 @@ if (process.argv[2] === 'pipeline') {
   const baseline = baselineTree(process.env.BENCH_BASELINE);
   // A baseline checked out outside the repository has no ../shared beside it: both trees read this one's.
   process.env.CRS_SHARED_DATA ??= DATA;
+  // The baseline runs as it was deployed: 6 partitions per topic before decision 0035 sized the local
+  // stack's topics to the cores (BENCH_BASELINE_PARTITIONS to change it, e.g. to compare code alone).
+  const baselinePartitions = Number(process.env.BENCH_BASELINE_PARTITIONS ?? 6);
   const runs = baseline
     ? [
-        ['before', path.resolve(baseline)],
+        ['before', path.resolve(baseline), {}, baselinePartitions],
         ['after', ROOT],
       ]
     : [['after', ROOT]];

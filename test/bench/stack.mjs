@@ -32,6 +32,11 @@ const PRELOAD_UNIT = 'BENCHLOAD';
 
 const { MongoClient } = require(require.resolve('mongodb', { paths: [path.join(ROOT, 'packages/store')] }));
 
+/** Partitions per topic the bench's services run with: the local stack's default (decision 0035). */
+export function benchPartitions() {
+  return launcher.defaultPartitions();
+}
+
 export function stackEnv() {
   const env = {};
   for (const line of readFileSync(path.join(ROOT, '.local/stack.env'), 'utf8').split('\n')) {
@@ -221,7 +226,7 @@ export async function benchStack({
   const recv = receiver();
   const port = await recv.listen();
   const clusterEnv = {
-    TOPIC_PARTITIONS: '6',
+    TOPIC_PARTITIONS: String(benchPartitions()),
     LOG_LEVEL: 'warn',
     CALLBACK_ENDPOINTS: JSON.stringify({
       endpoints: [
