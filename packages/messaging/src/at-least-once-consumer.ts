@@ -4,6 +4,7 @@ import { consumerLagGauge, processingHistogram } from '@crs/runtime';
 import type { MessageSerde } from './serde';
 import { restartAfterFatalCrash } from './restart-after-fatal-crash';
 import { headerString, type DecodedMessage } from './decoded-message';
+import { FETCH_MAX_BYTES_PER_PARTITION } from './kafka';
 
 /**
  * For projectors and reactors whose effects are idempotent on their own (upserts guarded by stream
@@ -52,6 +53,7 @@ export class AtLeastOnceConsumer<T> {
       groupId: opts.groupId,
       readUncommitted: false,
       maxWaitTimeInMs: 200,
+      maxBytesPerPartition: FETCH_MAX_BYTES_PER_PARTITION,
     });
     this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => {
       this.assigned = Object.keys(e.payload.memberAssignment).length > 0;

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { MessageSerde } from './serde';
 import { restartAfterFatalCrash } from './restart-after-fatal-crash';
 import { headerString, type DecodedMessage } from './decoded-message';
+import { FETCH_MAX_BYTES_PER_PARTITION } from './kafka';
 
 /**
  * Reads a topic from its beginning, for rebuilding state (the decider) and projections (replay).
@@ -55,6 +56,7 @@ export class StreamReader<T> {
       groupId: this.groupId,
       readUncommitted: false,
       maxWaitTimeInMs: 100,
+      maxBytesPerPartition: FETCH_MAX_BYTES_PER_PARTITION,
     });
     this.admin = opts.kafka.admin();
     this.consumer.on(this.consumer.events.END_BATCH_PROCESS, (e) => {

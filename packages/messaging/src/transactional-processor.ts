@@ -5,6 +5,7 @@ import type { MessageSerde } from './serde';
 import { restartAfterFatalCrash } from './restart-after-fatal-crash';
 import { DEFAULT_MAX_BYTES_PER_SEND, produceSlices, type EncodedMessage } from './produce-slices';
 import { headerString, type DecodedMessage, type OutgoingMessage } from './decoded-message';
+import { FETCH_MAX_BYTES_PER_PARTITION } from './kafka';
 
 export interface TransactionalHandler<T> {
   /**
@@ -107,6 +108,7 @@ export class TransactionalProcessor<T> {
       sessionTimeout: 30000,
       heartbeatInterval: 3000,
       maxWaitTimeInMs: 200,
+      maxBytesPerPartition: FETCH_MAX_BYTES_PER_PARTITION,
       retry: { retries: 10 },
     });
     this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => {
