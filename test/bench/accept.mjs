@@ -13,7 +13,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { round, summarize } from './stats.mjs';
 import { sampleCustomer } from './in-process.mjs';
-import { stackEnv, token, dropNamespaceDbs, benchPartitions } from './stack.mjs';
+import { stackEnv, token, dropNamespaceDbs, dropNamespaceTopics, benchPartitions } from './stack.mjs';
 import { closedLoop, post, withCpu } from './pipeline.mjs';
 
 const require = createRequire(import.meta.url);
@@ -92,6 +92,7 @@ export async function benchAccept({ mode, root = ROOT, env: extraEnv, log = cons
     await launcher.stopService('ingress', { namespace: NS }).catch(() => undefined);
     await dropNamespaceDbs(mongo, ns.env.MONGODB_DB).catch(() => undefined);
     await mongo.close();
+    await dropNamespaceTopics(NS).catch(() => undefined);
   }
   return figures;
 }

@@ -29,7 +29,15 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { round, summarize } from './stats.mjs';
 import { sampleCustomer } from './in-process.mjs';
-import { stackEnv, token, receiver, waitUntil, dropNamespaceDbs, benchPartitions } from './stack.mjs';
+import {
+  stackEnv,
+  token,
+  receiver,
+  waitUntil,
+  dropNamespaceDbs,
+  dropNamespaceTopics,
+  benchPartitions,
+} from './stack.mjs';
 import { cpuSnapshot, coresBetween } from './cpu.mjs';
 
 const require = createRequire(import.meta.url);
@@ -506,6 +514,7 @@ export async function benchPipeline({
     await recv.close();
     await dropNamespaceDbs(mongo, ns.env.MONGODB_DB);
     await mongo.close();
+    await dropNamespaceTopics(NS).catch(() => undefined);
   }
   return figures;
 }
