@@ -119,7 +119,9 @@ async function runPipelines(runs, measured, limits) {
     try {
       await benchPipeline({ root, label, figures: measured, limits, env, partitions });
     } catch (err) {
-      console.log(`  pipeline (${label}) stopped early: ${err.message}`);
+      console.log(
+        `  pipeline (${label}) stopped early: ${err.message}${err.cause ? ` (${err.cause.code ?? err.cause.message ?? err.cause})` : ''}`,
+      );
       measured.push({
         name: `pipeline.incomplete.${label}`,
         value: 1,
