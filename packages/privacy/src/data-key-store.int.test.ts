@@ -27,6 +27,16 @@ describe('DataKeyStore (data_keys on the real store)', () => {
     await client.close();
   });
 
+  /** A key store on a client of its own whose `find` filters are recorded (another process's reader). */
+  async function watchedReader(): Promise<{ watched: MongoClient; finds: unknown[]; reader: DataKeyStore }> {
+    const watched = await new MongoClient(process.env.MONGODB_URI!, { monitorCommands: true }).connect();
+    const finds: unknown[] = [];
+    watched.on('commandStarted', (e) => {
+      if (e.commandName === 'find') finds.push(e.command.filter);
+    });
+    return { watched, finds, reader: new DataKeyStore({ db: watched.db(db.databaseName), keks }) };
+  }
+
   it('creates one key per customer, idempotently under concurrency, and stores it only wrapped', async () => {
     // Separate stores stand for separate processes: no cache or in-process sharing between them.
     const stores = Array.from({ length: 4 }, () => new DataKeyStore({ db, keks }));
@@ -158,13 +168,8 @@ describe('DataKeyStore (data_keys on the real store)', () => {
     const writer = new DataKeyStore({ db, keks });
     const created = await writer.keysFor(Array.from({ length: 620 }, (_, i) => `BU1:K-${i}`));
     await writer.erase('BU1:K-3');
-    const watched = await new MongoClient(process.env.MONGODB_URI!, { monitorCommands: true }).connect();
-    const finds: unknown[] = [];
-    watched.on('commandStarted', (e) => {
-      if (e.commandName === 'find') finds.push(e.command.filter);
-    });
+    const { watched, finds, reader } = await watchedReader();
     try {
-      const reader = new DataKeyStore({ db: watched.db(db.databaseName), keks });
       await reader.currentKey('BU1:K-0'); // cached before the batch read
       finds.length = 0;
       const ids = [...Array.from({ length: 620 }, (_, i) => `BU1:K-${i}`), 'BU1:NEVER', 'BU1:K-5'];
@@ -190,13 +195,8 @@ describe('DataKeyStore (data_keys on the real store)', () => {
   it('shares a read under way: concurrent readers of the same customers read the store once', async () => {
     const writer = new DataKeyStore({ db, keks });
     const created = await writer.keysFor(['BU1:S-1', 'BU1:S-2', 'BU1:S-3']);
-    const watched = await new MongoClient(process.env.MONGODB_URI!, { monitorCommands: true }).connect();
-    const finds: unknown[] = [];
-    watched.on('commandStarted', (e) => {
-      if (e.commandName === 'find') finds.push(e.command.filter);
-    });
+    const { watched, finds, reader } = await watchedReader();
     try {
-      const reader = new DataKeyStore({ db: watched.db(db.databaseName), keks });
       // Two consumers of one process warm the keys of the same batch, a third decrypts one customer.
       const [a, b, one] = await Promise.all([
         reader.currentKeys(['BU1:S-1', 'BU1:S-2', 'BU1:ABSENT']),
