@@ -3,7 +3,7 @@ import type { MessageSerde } from './serde';
 import type { OutgoingMessage } from './decoded-message';
 import { produceSlices, type EncodedMessage } from './produce-slices';
 import { ErrorCodes } from '@crs/contracts';
-import { CodedError } from '@crs/runtime';
+import { CodedError, GroupFlusher } from '@crs/runtime';
 
 export class BrokerUnavailableError extends CodedError {
   constructor(cause: unknown) {
@@ -53,9 +53,7 @@ export class DurablePublisher {
   private readonly producer: Producer;
   private connected = false;
   private readonly queue: Waiter[] = [];
-  private sending = false;
-  private scheduled = false;
-  private readonly lingerMs: number;
+  private readonly flusher: GroupFlusher;
 
   constructor(
     kafka: Kafka,
@@ -63,7 +61,11 @@ export class DurablePublisher {
     private readonly ackTimeoutMs = 5000,
     options: DurablePublisherOptions = {},
   ) {
-    this.lingerMs = options.lingerMs ?? 0;
+    this.flusher = new GroupFlusher({
+      lingerMs: options.lingerMs ?? 0,
+      pending: () => this.queue.length > 0,
+      run: () => this.flush(),
+    });
     this.producer = kafka.producer({
       idempotent: true,
       maxInFlightRequests: 1,
@@ -111,7 +113,7 @@ export class DurablePublisher {
         }, this.ackTimeoutMs),
       };
       this.queue.push(waiter);
-      this.schedule();
+      this.flusher.request();
     });
   }
 
@@ -131,28 +133,10 @@ export class DurablePublisher {
     waiter.onSettled?.();
   }
 
-  private schedule(): void {
-    if (this.sending || this.scheduled || this.queue.length === 0) return;
-    this.scheduled = true;
-    const run = () => {
-      this.scheduled = false;
-      void this.flush();
-    };
-    if (this.lingerMs > 0) setTimeout(run, this.lingerMs);
-    else setImmediate(run);
-  }
-
   /** Sends everything queued as one group; the next group forms meanwhile. */
   private async flush(): Promise<void> {
     const group = this.queue.splice(0);
-    if (group.length === 0) return;
-    this.sending = true;
-    try {
-      await this.send(group);
-    } finally {
-      this.sending = false;
-      this.schedule();
-    }
+    if (group.length > 0) await this.send(group);
   }
 
   private async send(group: Waiter[]): Promise<void> {

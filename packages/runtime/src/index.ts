@@ -4,3 +4,4 @@ export * from './logger';
 export * from './metrics';
 export * from './health';
 export * from './lifecycle';
+export * from './group-flusher';

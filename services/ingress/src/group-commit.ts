@@ -1,3 +1,5 @@
+import { GroupFlusher } from '@crs/runtime';
+
 /** One submit call waiting for its group. */
 export interface QueuedSubmit<I, O> {
   items: I[];
@@ -20,35 +22,32 @@ export interface GroupStages<I, O, R> {
  */
 export class GroupCommit<I, O, R> {
   private readonly queue: QueuedSubmit<I, O>[] = [];
-  private reserving = false;
-  private groupScheduled = false;
+  private readonly flusher: GroupFlusher;
 
   constructor(
-    private readonly windowMs: number,
+    windowMs: number,
     private readonly maxItems: number,
     private readonly stages: GroupStages<I, O, R>,
-  ) {}
+  ) {
+    this.flusher = new GroupFlusher({
+      lingerMs: windowMs,
+      pending: () => this.queue.length > 0,
+      run: () => this.runGroup(),
+    });
+  }
 
   submit(items: I[]): Promise<O[]> {
     if (items.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
       this.queue.push({ items, resolve, reject });
-      this.scheduleGroup();
+      this.flusher.request();
     });
   }
 
-  private scheduleGroup(): void {
-    if (this.reserving || this.groupScheduled || this.queue.length === 0) return;
-    this.groupScheduled = true;
-    const run = () => {
-      this.groupScheduled = false;
-      void this.runGroup();
-    };
-    if (this.windowMs > 0) setTimeout(run, this.windowMs);
-    else setImmediate(run);
-  }
-
-  /** Takes whole requests off the queue up to `maxItems` items (at least one request). */
+  /**
+   * Takes whole requests off the queue up to `maxItems` items (at least one request) and reserves them;
+   * the next group may form as soon as the reservation ended, while this one completes.
+   */
   private async runGroup(): Promise<void> {
     const group: QueuedSubmit<I, O>[] = [];
     let size = 0;
@@ -61,17 +60,13 @@ export class GroupCommit<I, O, R> {
       size += next.items.length;
     }
     if (group.length === 0) return;
-    this.reserving = true;
     let reserved: R;
     try {
       reserved = await this.stages.reserve(group);
     } catch (err) {
       for (const request of group) request.reject(err);
       return;
-    } finally {
-      this.reserving = false;
-      this.scheduleGroup();
     }
-    await this.stages.complete(group, reserved);
+    void this.stages.complete(group, reserved);
   }
 }

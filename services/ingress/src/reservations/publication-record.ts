@@ -1,3 +1,4 @@
+import { GroupFlusher } from '@crs/runtime';
 import type { Collection, Db } from 'mongodb';
 import { insertNew } from '@crs/store';
 import { BackgroundRetry } from './background-retry';
@@ -59,11 +60,7 @@ export class PublicationRecord {
   private readonly pending = new Map<string, PendingGroup>();
   /** Groups waiting for the next grouped write. */
   private queued: PendingGroup[] = [];
-  private writing = false;
-  /** The write in flight, if any (awaited on close). */
-  private flushing: Promise<void> = Promise.resolve();
-  /** The linger before the next write, while groups wait for it. */
-  private lingering: NodeJS.Timeout | undefined;
+  private readonly flusher: GroupFlusher;
   private readonly retry: BackgroundRetry;
 
   constructor(
@@ -73,6 +70,11 @@ export class PublicationRecord {
   ) {
     this.collection = db.collection<PublishedGroupDoc>(PublishedReservations);
     this.retry = new BackgroundRetry(() => this.retryPending(), options.retryMs, options.retryMaxMs);
+    this.flusher = new GroupFlusher({
+      lingerMs: options.lingerMs ?? 0,
+      pending: () => this.queued.length > 0,
+      run: () => this.flush(),
+    });
   }
 
   /** Acknowledged reservations whose record could not be written yet (a gauge for operators). */
@@ -88,9 +90,7 @@ export class PublicationRecord {
    */
   async close(): Promise<void> {
     this.retry.stop();
-    clearTimeout(this.lingering);
-    this.lingering = undefined;
-    await this.flushing;
+    await this.flusher.stop();
     await this.write([...this.pending.values()]).catch(() => undefined);
   }
 
@@ -107,7 +107,7 @@ export class PublicationRecord {
     };
     this.pending.set(group, pending);
     this.queued.push(pending);
-    this.startFlush();
+    this.flusher.request();
   }
 
   /** Whether the command of a held reservation was acknowledged by Kafka (as far as the ingress knows). */
@@ -119,22 +119,7 @@ export class PublicationRecord {
     return doc !== null && !doc.unpublished.includes(held._id);
   }
 
-  private startFlush(): void {
-    if (this.writing || this.lingering || this.queued.length === 0) return;
-    const linger = this.options.lingerMs ?? 0;
-    if (linger <= 0) {
-      this.flushing = this.flush();
-      return;
-    }
-    this.lingering = setTimeout(() => {
-      this.lingering = undefined;
-      this.flushing = this.flush();
-    }, linger);
-    this.lingering.unref();
-  }
-
   private async flush(): Promise<void> {
-    this.writing = true;
     const groups = this.queued;
     this.queued = [];
     try {
@@ -142,9 +127,6 @@ export class PublicationRecord {
     } catch (err) {
       this.options.onRecordFailed?.(err, this.pendingCount());
       this.retry.schedule();
-    } finally {
-      this.writing = false;
-      this.startFlush();
     }
   }
 
