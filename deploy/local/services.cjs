@@ -142,6 +142,9 @@ async function baseEnv(overrides = {}) {
   };
 }
 
+/** Ports the fetch standard blocks (undici answers "bad port"), in the range namespaces use and above. */
+const FETCH_BLOCKED_PORTS = new Set([6000, 6566, 6665, 6666, 6667, 6668, 6669, 6697, 10080]);
+
 /**
  * A namespace isolates one running system from another on the same stack: its own topic prefix,
  * consumer groups, database and ports. The default namespace is the one `npm start` runs.
@@ -154,10 +157,16 @@ function namespaceSettings(namespace) {
     throw new Error(`namespace must match [a-z0-9-]{1,40}: ${namespace}`);
   let h = 0;
   for (const ch of namespace) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+  // A slot whose ports include one that fetch refuses ("bad port": the ingress of slot 95 on 10080) is
+  // skipped: a client of that namespace would fail with "fetch failed" before any request left it.
+  let slot = h % 400;
+  const offsetOf = (k) => shift + 100 + k * 20;
+  while (Object.values(SERVICES).some((s) => FETCH_BLOCKED_PORTS.has(s.port + offsetOf(slot))))
+    slot = (slot + 1) % 400;
   return {
     key: `${namespace}-`,
     env: { TOPIC_PREFIX: `${namespace}.`, MONGODB_DB: `crs_${namespace.replace(/-/g, '_')}` },
-    portOffset: shift + 100 + (h % 400) * 20,
+    portOffset: offsetOf(slot),
   };
 }
 
