@@ -300,21 +300,11 @@ export async function benchPipeline({
   const tok = await token();
   try {
     for (const s of SERVICES) await launcher.startService(s, { env: clusterEnv, namespace: NS });
-    // Warm-up: every service connected, every schema and classifier cached. A connection refused or
-    // reset right after the ingress said it was ready is retried (once seen: "fetch failed" ended a run).
+    // Warm-up: every service connected, every schema and classifier cached.
     await Promise.all(
-      Array.from({ length: 20 }, async () => {
-        const body = evaluateCustomer(NS, next++);
-        for (let attempt = 1; ; attempt++) {
-          try {
-            return await post(base, tok, '/core-ws-rest/customer', body);
-          } catch (err) {
-            if (attempt >= 5)
-              throw new Error(`warm-up: ${err.message} (${err.cause?.code ?? err.cause ?? ''})`);
-            await new Promise((r) => setTimeout(r, 1000));
-          }
-        }
-      }),
+      Array.from({ length: 20 }, () =>
+        post(base, tok, '/core-ws-rest/customer', evaluateCustomer(NS, next++)),
+      ),
     );
     await waitUntil(async () => (await backlog()) === 0n, 120000, 'warm-up drained');
 
