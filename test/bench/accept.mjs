@@ -6,7 +6,7 @@
 // `npm run bench accept` (test/bench/run.mjs) runs it and writes the figures into the reports; with
 // BENCH_BASELINE=<commit> it first measures that commit's ingress, encrypted ("before").
 // BENCH_ACCEPT_SECONDS (default 10) per phase, BENCH_BATCH_SIZE (1,000), BENCH_BATCH_CLIENTS (4),
-// BENCH_SINGLE_CLIENTS (32), BENCH_ACCEPT_MODES (plain,encrypted), BENCH_ACCEPT_PROFILE=1 writes a CPU
+// BENCH_SINGLE_CLIENTS (32), BENCH_ACCEPT_MODES (plain,encrypted), BENCH_ACCEPT_PHASES (batch,single), BENCH_ACCEPT_PROFILE=1 writes a CPU
 // profile of each ingress into .local/profiles/. Also `npm run bench accept`.
 import { createRequire } from 'node:module';
 import { mkdirSync } from 'node:fs';
@@ -61,6 +61,18 @@ export async function benchAccept({ mode, root = ROOT, env: extraEnv, log = cons
       await post(base, tok, '/core-ws-rest/batch-customers', {
         customers: Array.from({ length: 100 }, customer),
       });
+    const phases = (process.env.BENCH_ACCEPT_PHASES ?? 'batch,single').split(',');
+    if (phases.includes('batch')) await batchPhase();
+    if (phases.includes('single')) await singlePhase();
+  } finally {
+    await launcher.stopService('ingress', { namespace: NS }).catch(() => undefined);
+    await dropNamespaceDbs(mongo, ns.env.MONGODB_DB).catch(() => undefined);
+    await mongo.close();
+    await dropNamespaceTopics(NS).catch(() => undefined);
+  }
+  return figures;
+
+  async function batchPhase() {
     let accepted = 0;
     const lat = [];
     const [took, cpu] = await withCpu(() =>
@@ -75,6 +87,9 @@ export async function benchAccept({ mode, root = ROOT, env: extraEnv, log = cons
     push('batch_import_alone.customers_per_sec', accepted / took, `customers/s (batches of ${batchSize})`);
     push('batch_import_alone.request_latency_p99', summarize(lat).p99, 'ms');
     push('batch_import_alone.cpu', cpu.total, `cores (${cpu.breakdown})`);
+  }
+
+  async function singlePhase() {
     let ok = 0;
     const slat = [];
     const [stook, scpu] = await withCpu(() =>
@@ -88,13 +103,12 @@ export async function benchAccept({ mode, root = ROOT, env: extraEnv, log = cons
     push('single_import_alone.accepted_per_sec', ok / stook, 'req/s');
     push('single_import_alone.latency_p99', s.p99, 'ms');
     push('single_import_alone.cpu', scpu.total, `cores (${scpu.breakdown})`);
-  } finally {
-    await launcher.stopService('ingress', { namespace: NS }).catch(() => undefined);
-    await dropNamespaceDbs(mongo, ns.env.MONGODB_DB).catch(() => undefined);
-    await mongo.close();
-    await dropNamespaceTopics(NS).catch(() => undefined);
+    if (process.env.BENCH_ACCEPT_METRICS === '1') {
+      const text = await (await fetch(`${base}/metrics`)).text();
+      for (const line of text.split('\n').filter((l) => l.startsWith('store_commands_total')))
+        log(`  ${line} per request ${round(Number(line.split(' ').pop()) / ok, 3)}`);
+    }
   }
-  return figures;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -27,6 +27,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { post } from './http-client.mjs';
 import { round, summarize } from './stats.mjs';
 import { sampleCustomer } from './in-process.mjs';
 import {
@@ -176,16 +177,7 @@ function endToEnd(recv) {
   };
 }
 
-export async function post(base, tok, route, body) {
-  const s = performance.now();
-  const res = await fetch(`${base}${route}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${tok}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, text, ms: performance.now() - s, at: performance.now() };
-}
+export { post };
 
 /** Closed loop: `clients` concurrent clients, one request after the other each, for `seconds`. */
 export async function closedLoop(clients, seconds, send) {

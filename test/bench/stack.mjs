@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { round, summarize } from './stats.mjs';
 import { sampleCustomer } from './in-process.mjs';
+import { post } from './http-client.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
@@ -109,16 +110,10 @@ async function batchImport(base, tok, n, offset, businessUnit = 'DEMO', onProgre
           };
           return rest;
         });
-        const s = performance.now();
-        const res = await fetch(`${base}/core-ws-rest/batch-customers`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${tok}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ customers }),
-        });
-        const body = await res.json();
-        latencies.push(performance.now() - s);
+        const res = await post(base, tok, '/core-ws-rest/batch-customers', { customers });
+        latencies.push(res.ms);
         if (res.status === 200)
-          accepted += body.results.filter((r) => r.resultType === 'REQUEST_ACCEPTED').length;
+          accepted += JSON.parse(res.text).results.filter((r) => r.resultType === 'REQUEST_ACCEPTED').length;
         onProgress(accepted);
       }
     }),
@@ -190,15 +185,9 @@ async function importMany(base, tok, n, concurrency, offset, acceptedAt, shape =
           communicationNumber: `${NS}-${Date.now()}-${i}`,
           customerExtId: `${NS}-${Date.now()}-${i}`,
         });
-        const s = performance.now();
-        const res = await fetch(`${base}/core-ws-rest/customer`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${tok}`, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        });
-        await res.arrayBuffer();
-        const e = performance.now();
-        latencies.push(e - s);
+        const res = await post(base, tok, '/core-ws-rest/customer', body);
+        const e = res.at;
+        latencies.push(res.ms);
         if (res.status === 200) {
           accepted++;
           acceptedAt?.set(body.communicationNumber, e);
