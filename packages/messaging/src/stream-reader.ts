@@ -6,6 +6,9 @@ import { restartAfterFatalCrash } from './restart-after-fatal-crash';
 import { headerString, type DecodedMessage } from './decoded-message';
 import { FETCH_MAX_BYTES_PER_PARTITION } from './kafka';
 
+/** How often a reader commits its throw-away group's offsets (they only shorten a re-read after a crash). */
+export const READER_COMMIT_INTERVAL_MS = 2000;
+
 /**
  * Reads a topic from its beginning, for rebuilding state (the decider) and projections (replay).
  * kafkajs has no manual partition assignment, so the reader joins a private, throw-away consumer group.
@@ -86,8 +89,10 @@ export class StreamReader<T> {
     await this.consumer.subscribe({ topic: opts.topic, fromBeginning: true });
     const wanted = opts.types ? new Set(opts.types) : undefined;
     const running = this.consumer.run({
+      // The throw-away group's offsets only shorten a re-read after a crash inside kafkajs: committed at
+      // most every READER_COMMIT_INTERVAL_MS (the patched kafkajs honours the interval: decision 0038).
       autoCommit: true,
-      autoCommitInterval: 100,
+      autoCommitInterval: READER_COMMIT_INTERVAL_MS,
       eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary }) => {
         // Decoded first, so that beforeBatch sees the whole batch; offsets are still resolved in order.
         const entries: { offset: string; message?: DecodedMessage<T> }[] = [];
