@@ -58,7 +58,8 @@ export class StreamReader<T> {
     this.consumer = opts.kafka.consumer({
       groupId: this.groupId,
       readUncommitted: false,
-      maxWaitTimeInMs: 100,
+      // A fetch returns as soon as anything is committed; the wait only spaces the polls of an idle reader.
+      maxWaitTimeInMs: 500,
       maxBytesPerPartition: FETCH_MAX_BYTES_PER_PARTITION,
     });
     this.admin = opts.kafka.admin();
