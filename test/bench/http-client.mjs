@@ -11,7 +11,22 @@ export async function post(base, tok, route, body) {
   const s = performance.now();
   const payload = Buffer.from(JSON.stringify(body));
   const url = new URL(route, base);
-  const { status, text } = await new Promise((resolve, reject) => {
+  let result;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      result = await send(url, tok, payload);
+      break;
+    } catch (err) {
+      // A kept-alive connection the server closed as idle just as it was reused: the request never reached
+      // the server (node's documented case for a retry: `request.reusedSocket`), so it is sent again.
+      if (!(err.reusedSocket && err.code === 'ECONNRESET') || attempt >= 3) throw err;
+    }
+  }
+  return { ...result, ms: performance.now() - s, at: performance.now() };
+}
+
+function send(url, tok, payload) {
+  return new Promise((resolve, reject) => {
     const req = http.request(
       {
         agent: keepAlive,
@@ -34,8 +49,7 @@ export async function post(base, tok, route, body) {
         res.on('error', reject);
       },
     );
-    req.on('error', reject);
+    req.on('error', (err) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
     req.end(payload);
   });
-  return { status, text, ms: performance.now() - s, at: performance.now() };
 }

@@ -385,6 +385,7 @@ export async function benchPipeline({
     const tickMs = 20;
     const perTick = rate / (1000 / tickMs);
     const inFlight = new Set();
+    const offeredErrors = [];
     const to = performance.now();
     const offeredCpuBefore = cpuSnapshot();
     let owed = 0;
@@ -393,11 +394,14 @@ export async function benchPipeline({
       while (owed >= 1) {
         owed -= 1;
         const body = evaluateCustomer(NS, next++);
-        const p = post(base, tok, '/core-ws-rest/customer', body).then((r) => {
-          olat.push(r.ms);
-          if (r.status === 200) offered.set(body.communicationNumber, r.at);
-          inFlight.delete(p);
-        });
+        const p = post(base, tok, '/core-ws-rest/customer', body)
+          .then((r) => {
+            olat.push(r.ms);
+            if (r.status === 200) offered.set(body.communicationNumber, r.at);
+          })
+          // A request that failed is said below; it must not end the run without its clean-up.
+          .catch((err) => offeredErrors.push(err))
+          .finally(() => inFlight.delete(p));
         inFlight.add(p);
       }
       const elapsed = performance.now() - to;
@@ -405,6 +409,8 @@ export async function benchPipeline({
       await new Promise((r) => setTimeout(r, tickMs));
     }
     await Promise.all(inFlight);
+    if (offeredErrors.length > 0)
+      log(`  offered load: ${offeredErrors.length} requests failed (first: ${offeredErrors[0].message})`);
     const offeredCpu = coresBetween(offeredCpuBefore, cpuSnapshot(), (performance.now() - to) / 1000);
     const offeredAccepted = offered.size / cfg.offeredSeconds;
     await waitUntil(
