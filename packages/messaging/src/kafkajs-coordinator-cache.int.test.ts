@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import type { Admin, Consumer, Producer } from 'kafkajs';
 import { createLogger } from '@crs/runtime';
 import { messagingSettingsFromEnv } from '@crs/testing';
@@ -78,4 +79,57 @@ describe('kafkajs patch: coordinators kept across transactions', () => {
     const [offsets] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
     expect(offsets!.partitions.find((p) => p.partition === 0)?.offset).toBe('9');
   }, 60000);
+
+  it('back-to-back transactions: a coordinator still completing the previous one is asked again at once, not by the general retry of the send', async () => {
+    // The coordinator answers CONCURRENT_TRANSACTIONS to a transaction's first AddPartitionsToTxn while it
+    // still writes the markers of the producer's previous one (decision 0039). Unpatched, kafkajs failed
+    // the send and its general retry sent it again some 200 ms later, logging "Failed to send messages".
+    const lines: { level: number; msg: string }[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const l of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(l));
+        done();
+      },
+    });
+    const watched = createKafka(
+      messagingSettingsFromEnv(),
+      'coordinator-cache-test-b2b',
+      createLogger('coordinator-cache-test', 'debug', destination),
+    );
+    const b2b = watched.producer({
+      transactionalId: `crs-test.coordinator-cache-b2b-${run}`,
+      idempotent: true,
+      maxInFlightRequests: 1,
+    });
+    await b2b.connect();
+    const requests: string[] = [];
+    b2b.on(b2b.events.REQUEST, (e) => requests.push(e.payload.apiName));
+    const txns = 150;
+    try {
+      for (let i = 0; i < txns; i += 1) {
+        const txn = await b2b.transaction();
+        await txn.send({ topic, messages: [{ key: `b${i % 2}`, value: `back-to-back-${i}` }] });
+        await txn.sendOffsets({
+          consumerGroupId: `${group}-b2b`,
+          topics: [{ topic, partitions: [{ partition: 1, offset: String(i) }] }],
+        });
+        await txn.commit();
+      }
+    } finally {
+      await b2b.disconnect();
+    }
+    const count = (api: string) => requests.filter((r) => r === api).length;
+    // On an idle broker about two in three of these transactions meet CONCURRENT_TRANSACTIONS.
+    const concurrent = lines.filter((l) => /concurrent operation/.test(JSON.stringify(l)));
+    expect(count('AddPartitionsToTxn')).toBeGreaterThan(txns);
+    expect(concurrent.length).toBeGreaterThan(0);
+    // Each was answered by asking again at once: no send failed and went to the general retry, and each
+    // response was logged at debug, not as an error.
+    expect(lines.filter((l) => l.msg.startsWith('Failed to send messages'))).toEqual([]);
+    expect(concurrent.every((l) => l.level === 20)).toBe(true);
+    expect(count('Produce')).toBe(txns);
+    expect(count('EndTxn')).toBe(txns);
+    const [offsets] = await admin.fetchOffsets({ groupId: `${group}-b2b`, topics: [topic] });
+    expect(offsets!.partitions.find((p) => p.partition === 1)?.offset).toBe(String(txns - 1));
+  }, 120000);
 });
