@@ -266,6 +266,21 @@ export async function benchPipeline({
       cfg.drainMs,
       `${what}: commands decided, events projected`,
     );
+  /**
+   * Every stage idle: what evaluation, screening and the callback service still owe of earlier events
+   * turns into commands and events after `drained` said zero, so a phase measured from there would carry
+   * the tail of the one before (the offered load did: its first backlog sample counted thousands).
+   */
+  const quiet = (what) =>
+    waitUntil(
+      async () => {
+        for (const g of ['evaluation', 'screening', 'callback'])
+          if ((await markerTolerantLag(admin, `${NS}.${g}`, topics.events)) > 0n) return false;
+        return (await backlog()) === 0n;
+      },
+      cfg.drainMs,
+      `${what}: every stage idle`,
+    );
   let next = 0;
   /** `n` IMPORT customers with a given risk level, as a batch import sends them. */
   const batchOf = (n) =>
@@ -377,7 +392,9 @@ export async function benchPipeline({
       'customers/s',
     );
 
-    // 3. Open loop at half the measured end-to-end rate (at most 500/s) for offeredSeconds.
+    // 3. Open loop at half the measured end-to-end rate (at most 500/s) for offeredSeconds, from an idle
+    // pipeline.
+    await quiet('before the offered load').catch((e) => log(`  ${e.message}`));
     const rate = Math.max(1, Math.min(500, Math.floor(e2eRate / 2)));
     const offered = new Map();
     const olat = [];
