@@ -4,7 +4,7 @@ import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import { createLogger, createMetricsRegistry } from '@crs/runtime';
 import { DeliveryStore, type NewDelivery } from './delivery-store';
 import { TestReceiver, eventually } from '@crs/testing';
-import { BatchDelivery } from './batch-delivery';
+import { BatchDelivery, MARK_AHEAD } from './batch-delivery';
 import { createCallbackMetrics } from './callback-metrics';
 import { CallbackSender } from './callback-sender';
 import { DeliverySlots } from './delivery-slots';
@@ -249,7 +249,8 @@ describe('BatchDelivery', () => {
     expect(idsAt(receiver)).toEqual(['e-2-1', 'e-2-2', 'e-3-1']);
     expect(await store.collection.findOne({ _id: 'e-2-1|ep-1' })).toMatchObject({ log: [{ status: 204 }] });
     expect((await store.queued()).map((e) => [e._id, e.attempts])).toEqual([['e-1-1|ep-1', 1]]);
-    expect(await store.sentUpTo('events|0')).toBe(13);
+    // Marked once, ahead of what was consumed (decision 0040).
+    expect(await store.sentUpTo('events|0')).toBe(10 + MARK_AHEAD);
   });
 
   const consumed = (partitionKey: string, offsets: number[]) => ({
@@ -277,8 +278,8 @@ describe('BatchDelivery', () => {
     expect(reads.mock.calls).toEqual([['events|0'], ['events|1'], ['events|0'], ['events|1']]);
     expect(idsAt(receiver)).toEqual(['e-1-1', 'e-2-1', 'e-3-1', 'e-4-1', 'e-5-1', 'e-6-1', 'e-7-1', 'e-8-1']);
     reads.mockRestore();
-    expect(await store.sentUpTo('events|0')).toBe(15);
-    expect(await store.sentUpTo('events|1')).toBe(6);
+    expect(await store.sentUpTo('events|0')).toBe(10 + MARK_AHEAD);
+    expect(await store.sentUpTo('events|1')).toBe(5 + MARK_AHEAD);
   });
 
   it('a batch consumed again after a failed write reads the progress again and sends nothing twice', async () => {
@@ -310,16 +311,53 @@ describe('BatchDelivery', () => {
     // Consumed once more without a failure (the commit was lost): found in the log, progress known.
     await batch.deliver(twice, consumed('events|0', [11, 12, 13]));
     expect(reads).toHaveBeenCalledTimes(2);
+    // Past the mark (it runs MARK_AHEAD ahead): the next mark is written, but its answer is lost.
+    const past = 10 + MARK_AHEAD + 1;
     markFailures = 1;
-    await expect(batch.deliver([delivery(4, 1)], consumed('events|0', [14]))).rejects.toThrow(
+    await expect(batch.deliver([delivery(4, 1)], consumed('events|0', [past]))).rejects.toThrow(
       'connection reset',
     );
-    await batch.deliver([delivery(4, 1)], consumed('events|0', [14]));
-    await batch.deliver([delivery(5, 1)], consumed('events|0', [15]));
+    await batch.deliver([delivery(4, 1)], consumed('events|0', [past]));
+    await batch.deliver([delivery(5, 1)], consumed('events|0', [past + 1]));
     expect(reads).toHaveBeenCalledTimes(3);
     // Each once (customers 2 and 3 are sent concurrently).
     expect(idsAt(receiver).sort()).toEqual(['e-1-1', 'e-2-1', 'e-2-2', 'e-3-1', 'e-4-1', 'e-5-1']);
     expect(await store.collection.countDocuments({ status: 'delivered' })).toBe(6);
-    expect(await store.sentUpTo('events|0')).toBe(15);
+    expect(await store.sentUpTo('events|0')).toBe(past + MARK_AHEAD);
+  });
+
+  it('marks a partition once per MARK_AHEAD offsets, not once per batch, and a new owner looks up what lies under the mark', async () => {
+    const marking = new DeliveryStore(db);
+    const marks = jest.spyOn(marking, 'markSending');
+    const { batch } = build({ store: marking });
+    for (let offset = 100; offset < 110; offset += 1)
+      await batch.deliver([delivery(offset, 1)], consumed('events|0', [offset]));
+    expect(marks.mock.calls).toEqual([['events|0', 100 + MARK_AHEAD]]);
+    await batch.deliver([delivery(200, 1)], consumed('events|0', [100 + MARK_AHEAD + 1]));
+    expect(marks.mock.calls).toEqual([
+      ['events|0', 100 + MARK_AHEAD],
+      ['events|0', 100 + 2 * MARK_AHEAD + 1],
+    ]);
+    marks.mockRestore();
+    // A new process takes the partition over and consumes 105-111 again (never committed): 105-109 are in
+    // the log and not sent again; 110 and 111 were never sent (under the mark all the same) and are sent.
+    const lookups = new DeliveryStore(db);
+    const looked = jest.spyOn(lookups, 'statusOf');
+    const again = build({ store: lookups }).batch;
+    const offsets = [105, 106, 107, 108, 109, 110, 111];
+    await again.deliver(
+      offsets.map((o) => delivery(o, 1)),
+      consumed('events|0', offsets),
+    );
+    expect(looked).toHaveBeenCalledTimes(1);
+    expect(idsAt(receiver).filter((id) => /^e-1(0[5-9]|1[01])-1$/.test(id))).toEqual([
+      'e-105-1',
+      'e-106-1',
+      'e-107-1',
+      'e-108-1',
+      'e-109-1',
+      'e-110-1',
+      'e-111-1',
+    ]);
   });
 });

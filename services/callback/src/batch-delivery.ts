@@ -24,6 +24,12 @@ export interface ConsumedFrom {
   lastOffset: number;
 }
 
+/**
+ * How far ahead of a batch's last offset the progress mark is written (decision 0040): at a light load a
+ * fetch holds a customer or two, and a mark per batch was a store write on the path of every callback.
+ */
+export const MARK_AHEAD = 1000;
+
 /** An attempt still running when its batch was written; it is recorded through the queue when it ends. */
 interface Handover {
   delivery: NewDelivery;
@@ -49,11 +55,12 @@ export class BatchDelivery {
   /** Outcomes of attempts whose batch write failed: the retried batch writes them without sending again. */
   private readonly unwritten = new Map<string, BatchOutcome>();
   /**
-   * The progress per partition as the store holds it, known since the last group join: read once, then
-   * the offsets this process marked ($max). Never lower than the store's while this process owns the
-   * partition; dropped at a join and after any failed batch of the partition.
+   * Per partition, known since the last group join (dropped at a join and after any failed batch of the
+   * partition): `upTo`, the offset up to which consumed messages may have had their deliveries sent (the
+   * store's mark when it was read, then at least every offset this process handled); `marked`, the mark
+   * the store holds.
    */
-  private readonly progress = new Map<string, number>();
+  private readonly progress = new Map<string, { upTo: number | undefined; marked: number }>();
   /** Counts group joins, so that a batch begun before a join does not note what it learnt after it. */
   private joins = 0;
   private readonly handovers = new Set<Promise<void>>();
@@ -137,14 +144,28 @@ export class BatchDelivery {
     const { store } = this.opts;
     const { partitionKey, lastOffset } = from;
     const joins = this.joins;
-    const upTo = this.progress.has(partitionKey)
-      ? this.progress.get(partitionKey)
-      : await store.sentUpTo(partitionKey);
+    let known = this.progress.get(partitionKey);
+    if (!known) {
+      const mark = await store.sentUpTo(partitionKey);
+      known = { upTo: mark, marked: mark ?? -1 };
+    }
+    const { upTo } = known;
     const again = upTo === undefined ? [] : deliveries.filter((_, i) => from.offsets[i]! <= upTo);
-    const known = await store.statusOf(again.map((d) => d._id));
-    await store.markSending(partitionKey, lastOffset);
-    if (this.joins === joins) this.progress.set(partitionKey, Math.max(upTo ?? lastOffset, lastOffset));
-    return known;
+    const status =
+      again.length > 0
+        ? await store.statusOf(again.map((d) => d._id))
+        : new Map<string, DeliveryDoc['status']>();
+    // The mark runs ahead of what is consumed (decision 0040): a store write once per MARK_AHEAD offsets
+    // instead of one per batch. Deliveries of messages up to a mark are looked up in the log after a
+    // restart or rebalance; a mark ahead of what was sent only costs those lookups.
+    let marked = known.marked;
+    if (lastOffset > marked) {
+      marked = lastOffset + MARK_AHEAD;
+      await store.markSending(partitionKey, marked);
+    }
+    if (this.joins === joins)
+      this.progress.set(partitionKey, { upTo: Math.max(upTo ?? lastOffset, lastOffset), marked });
+    return status;
   }
 
   /** Waits for handed-over attempts to be recorded (at shutdown), at most `ms`. */

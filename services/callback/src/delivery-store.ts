@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { OwnedCollections, insertNew } from '@crs/store';
+import { OwnedCollections, findByIds, insertNew } from '@crs/store';
 
 import type {
   DeliveryAttempt,
@@ -202,19 +202,10 @@ export class DeliveryStore {
     await this.progress.updateOne({ _id: partitionKey }, { $max: { offset } }, { upsert: true });
   }
 
-  /** The status of those deliveries that are in the log (one `_id` read each, a few at a time). */
+  /** The status of those deliveries that are in the log: one find per 500 `_id`s (`findByIds`). */
   async statusOf(ids: readonly string[]): Promise<Map<string, DeliveryDoc['status']>> {
-    const found = new Map<string, DeliveryDoc['status']>();
-    let next = 0;
-    const worker = async () => {
-      while (next < ids.length) {
-        const id = ids[next++]!;
-        const d = await this.collection.findOne({ _id: id }, { projection: { status: 1 } });
-        if (d) found.set(id, d.status);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(8, ids.length) }, worker));
-    return found;
+    const docs = await findByIds(this.collection, ids, { projection: { status: 1 } });
+    return new Map([...docs].map(([id, d]) => [id, d.status]));
   }
 
   /** Every queue entry (lane, due time, attempts), for the dispatcher's view of which lanes wait. */
