@@ -1,17 +1,10 @@
-import { Writable } from 'node:stream';
-import { createLogger } from '@crs/runtime';
+import { memoryLogger } from '@crs/testing';
 import { createKafka, ROUTINE_RESPONSE_ERRORS } from './kafka';
 
 /** What kafkajs logs reaches the service's logger, at our level for it (decision 0039). */
 describe('kafkajs logging', () => {
   const capture = () => {
-    const lines: { level: number; msg: string }[] = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        for (const l of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(l));
-        done();
-      },
-    });
+    const { logger, records: lines } = memoryLogger('logging-test');
     const kafka = createKafka(
       {
         KAFKA_BROKERS: '127.0.0.1:9',
@@ -21,7 +14,7 @@ describe('kafkajs logging', () => {
         KAFKA_SASL_PASSWORD: '',
       },
       'logging-test',
-      createLogger('logging-test', 'info', destination),
+      logger,
     );
     return { lines, kafkaLogger: kafka.logger() };
   };

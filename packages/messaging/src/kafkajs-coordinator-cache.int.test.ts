@@ -1,7 +1,6 @@
-import { Writable } from 'node:stream';
 import type { Admin, Consumer, Producer } from 'kafkajs';
 import { createLogger } from '@crs/runtime';
-import { messagingSettingsFromEnv } from '@crs/testing';
+import { memoryLogger, messagingSettingsFromEnv } from '@crs/testing';
 import { createKafka } from './kafka';
 
 /**
@@ -84,18 +83,8 @@ describe('kafkajs patch: coordinators kept across transactions', () => {
     // The coordinator answers CONCURRENT_TRANSACTIONS to a transaction's first AddPartitionsToTxn while it
     // still writes the markers of the producer's previous one (decision 0039). Unpatched, kafkajs failed
     // the send and its general retry sent it again some 200 ms later, logging "Failed to send messages".
-    const lines: { level: number; msg: string }[] = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        for (const l of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(l));
-        done();
-      },
-    });
-    const watched = createKafka(
-      messagingSettingsFromEnv(),
-      'coordinator-cache-test-b2b',
-      createLogger('coordinator-cache-test', 'debug', destination),
-    );
+    const { logger: b2bLogger, records: lines } = memoryLogger('coordinator-cache-test', 'debug');
+    const watched = createKafka(messagingSettingsFromEnv(), 'coordinator-cache-test-b2b', b2bLogger);
     const b2b = watched.producer({
       transactionalId: `crs-test.coordinator-cache-b2b-${run}`,
       idempotent: true,

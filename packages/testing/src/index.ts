@@ -4,3 +4,4 @@ export * from './test-receiver';
 export * from './stack-env';
 export * from './tcp-proxy';
 export * from './scratch-schemas';
+export * from './memory-logger';
