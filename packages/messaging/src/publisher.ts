@@ -50,13 +50,15 @@ interface Waiter {
  * broker for an idempotent producer anyway; coalescing is what raises the rate (docs/decisions/0011).
  */
 export class DurablePublisher {
-  private readonly producer: Producer;
+  private producer: Producer;
   private connected = false;
+  /** Producers replaced after a sequence error (decision 0041), for the health of the ingress. */
+  private replaced = 0;
   private readonly queue: Waiter[] = [];
   private readonly flusher: GroupFlusher;
 
   constructor(
-    kafka: Kafka,
+    private readonly kafka: Kafka,
     private readonly serde: MessageSerde,
     private readonly ackTimeoutMs = 5000,
     options: DurablePublisherOptions = {},
@@ -66,7 +68,11 @@ export class DurablePublisher {
       pending: () => this.queue.length > 0,
       run: () => this.flush(),
     });
-    this.producer = kafka.producer({
+    this.producer = this.createProducer();
+  }
+
+  private createProducer(): Producer {
+    const producer = this.kafka.producer({
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
@@ -74,14 +80,34 @@ export class DurablePublisher {
       // same partition number of their co-partitioned topics.
       createPartitioner: Partitioners.DefaultPartitioner,
     });
-    this.producer.on(this.producer.events.DISCONNECT, () => {
-      this.connected = false;
+    producer.on(producer.events.DISCONNECT, () => {
+      if (producer === this.producer) this.connected = false;
     });
+    return producer;
+  }
+
+  /** How many times the producer was replaced after a sequence error (decision 0041). */
+  replacedProducers(): number {
+    return this.replaced;
+  }
+
+  /**
+   * After a send failed with a sequence error, the producer's sequence numbers no longer match the
+   * broker's, and every later send of it fails the same way (decision 0041): a new producer gets a new
+   * producer id and starts its sequences from zero. Its first send connects it.
+   */
+  private afterFailedSend(failed: Producer, err: unknown): void {
+    if (failed !== this.producer || !isSequenceError(err)) return;
+    this.replaced += 1;
+    this.producer = this.createProducer();
+    this.connected = false;
+    failed.disconnect().catch(() => undefined);
   }
 
   async connect(): Promise<void> {
-    await this.producer.connect();
-    this.connected = true;
+    const producer = this.producer;
+    await producer.connect();
+    if (producer === this.producer) this.connected = true;
   }
 
   isConnected(): boolean {
@@ -174,8 +200,11 @@ export class DurablePublisher {
       // acknowledged calls succeeds; if a later call fails, the callers with messages in it or after
       // it fail (earlier messages of theirs may be stored: the client's retry is recognised).
       for (const topicMessages of produceSlices(byTopic)) {
-        const sent = this.producer.sendBatch({ acks: -1, timeout: this.ackTimeoutMs, topicMessages });
-        sent.catch(() => undefined); // observed below, or abandoned after every caller timed out
+        const producer = this.producer;
+        const sent = producer.sendBatch({ acks: -1, timeout: this.ackTimeoutMs, topicMessages });
+        // Observed below, or abandoned after every caller timed out; a sequence error replaces the
+        // producer either way.
+        sent.catch((err: unknown) => this.afterFailedSend(producer, err));
         if ((await Promise.race([sent, settledAll])) === 'settled') return;
         for (const { messages } of topicMessages) {
           for (const m of messages) {
@@ -191,4 +220,26 @@ export class DurablePublisher {
       for (const w of group) w.onSettled = undefined;
     }
   }
+}
+
+/**
+ * Produce errors after which an idempotent producer's sequence numbers no longer match the broker's.
+ * kafkajs 2.2.4 numbers a batch before sending it and takes the numbers back when the request fails, so a
+ * batch the broker stored but whose answer was lost (the broker stopped or was killed just after the
+ * append) leaves the broker ahead: every later batch is OUT_OF_ORDER_SEQUENCE_NUMBER, for ever. The Java
+ * producer bumps its epoch (KIP-360); here the publisher takes a new producer (decision 0041).
+ */
+const SEQUENCE_ERRORS: ReadonlySet<string> = new Set([
+  'OUT_OF_ORDER_SEQUENCE_NUMBER',
+  'UNKNOWN_PRODUCER_ID',
+  'INVALID_PRODUCER_EPOCH',
+]);
+
+/** Whether a (wrapped) kafkajs error is, or was caused by, a sequence error. */
+export function isSequenceError(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 8) return false;
+  const e = err as { type?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof e.type === 'string' && SEQUENCE_ERRORS.has(e.type)) return true;
+  if (Array.isArray(e.errors) && e.errors.some((x) => isSequenceError(x, depth + 1))) return true;
+  return isSequenceError(e.cause, depth + 1);
 }
