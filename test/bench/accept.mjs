@@ -14,7 +14,8 @@ import path from 'node:path';
 import { round, summarize } from './stats.mjs';
 import { sampleCustomer } from './in-process.mjs';
 import { stackEnv, token, dropNamespaceDbs, dropNamespaceTopics, benchPartitions } from './stack.mjs';
-import { closedLoop, post, withCpu } from './pipeline.mjs';
+import { closedLoop, withCpu } from './pipeline.mjs';
+import { post } from './http-client.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');

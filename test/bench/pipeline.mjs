@@ -177,8 +177,6 @@ function endToEnd(recv) {
   };
 }
 
-export { post };
-
 /** Closed loop: `clients` concurrent clients, one request after the other each, for `seconds`. */
 export async function closedLoop(clients, seconds, send) {
   const stopAt = performance.now() + seconds * 1000;

@@ -65,6 +65,8 @@ describe('metrics', () => {
       10000,
       'ingress request histogram',
     );
+    // No broker outage here: the publisher never had to replace its producer (decision 0041).
+    expect(await scrape(ingressPort)).toMatch(/^kafka_producers_replaced(\{[^}]*\})? 0$/m);
     const customer = await scrape(cluster.portOf('customer'));
     expect(sample(customer, 'message_processing_duration_seconds_count', 'outcome="ok"')).toBeGreaterThan(
       sample(before.customer, 'message_processing_duration_seconds_count', 'outcome="ok"'),

@@ -18,9 +18,9 @@ const toPino: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
 
 /**
  * Error responses kafkajs logs at error level that are part of normal work: the coordinator's
- * CONCURRENT_TRANSACTIONS while it completes a producer's previous transaction, which back-to-back
- * transactions meet every few hundred transactions and which our kafkajs patch retries within
- * milliseconds (decision 0039). Logged at debug, so an error in the log still means one.
+ * CONCURRENT_TRANSACTIONS while it completes a producer's previous transaction, which most back-to-back
+ * transactions meet on the local broker and which our kafkajs patch asks again within milliseconds
+ * (decision 0039). Logged at debug, so an error in the log still means one.
  */
 export const ROUTINE_RESPONSE_ERRORS: ReadonlySet<string> = new Set([
   'The producer attempted to update a transaction while another concurrent operation on the same transaction was ongoing',
@@ -47,7 +47,6 @@ export function createKafka(settings: KafkaSettings, clientId: string, logger: L
       () =>
       ({ level, log }) => {
         const { message, ...extra } = log;
-        // Partition leadership changes and rebalances are routine; keep them at debug.
         const routine = typeof extra.error === 'string' && ROUTINE_RESPONSE_ERRORS.has(extra.error);
         const lvl = routine ? 'debug' : (toPino[level] ?? 'info');
         logger[lvl]({ kafka: extra }, message);

@@ -52,7 +52,7 @@ interface Waiter {
 export class DurablePublisher {
   private producer: Producer;
   private connected = false;
-  /** Producers replaced after a sequence error (decision 0041), for the health of the ingress. */
+  /** Producers replaced after a sequence error (decision 0041): the ingress's `kafka_producers_replaced`. */
   private replaced = 0;
   private readonly queue: Waiter[] = [];
   private readonly flusher: GroupFlusher;

@@ -66,6 +66,14 @@ export function buildIngress(
     },
   });
   new Gauge({
+    name: 'kafka_producers_replaced',
+    help: 'Kafka producers the publisher replaced after a sequence error since start (decision 0041)',
+    registers: [metrics],
+    collect() {
+      this.set(publisher?.replacedProducers() ?? 0);
+    },
+  });
+  new Gauge({
     name: 'reservations_unrecorded',
     help: 'communicationNumber reservations of acknowledged requests whose publication record is still being written',
     registers: [metrics],

@@ -67,6 +67,10 @@ export class GroupCommit<I, O, R> {
       for (const request of group) request.reject(err);
       return;
     }
-    void this.stages.complete(group, reserved);
+    // complete answers every request itself; should it fail anyway, its requests are not left waiting
+    // (a request already answered ignores the rejection).
+    this.stages.complete(group, reserved).catch((err: unknown) => {
+      for (const request of group) request.reject(err);
+    });
   }
 }
