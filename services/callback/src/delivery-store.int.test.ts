@@ -78,6 +78,35 @@ describe('DeliveryStore (callback queue)', () => {
     expect(await store.pendingCount()).toBe(1);
   });
 
+  it('stores the CloudEvent as one JSON string, and sends one stored as an object before (decision 0042)', async () => {
+    const sent = delivery(1, {
+      cloudEvent: { ...delivery(1).cloudEvent, data: { level: 'HIGH', factors: [{ id: 'PEP' }] } },
+    });
+    await store.enqueue(sent, T0);
+    const raw = await store.collection.findOne({ _id: 'e-1|ep-1' });
+    expect(typeof raw!.cloudEvent).toBe('string');
+    expect(JSON.parse(raw!.cloudEvent as string)).toEqual(sent.cloudEvent);
+    expect(await store.claim((await store.due(T0, 1))[0]!, T0, at(30))).toMatchObject({
+      cloudEvent: sent.cloudEvent,
+    });
+
+    // A delivery written by an earlier version: the whole CloudEvent as an object, its queue entry restored.
+    const { cloudEvent, ...older } = delivery(2);
+    await store.collection.insertOne({
+      ...older,
+      cloudEvent,
+      status: 'pending',
+      attempts: 0,
+      log: [],
+      createdAt: T0,
+    });
+    expect(await store.restoreQueue()).toBe(1);
+    expect(await store.claim((await store.due(T0, 1))[0]!, T0, at(30))).toMatchObject({ cloudEvent });
+    expect((await store.ofCommunication('DEMO', 'comm-2', 10)).map((d) => d.cloudEvent)).toEqual([
+      cloudEvent,
+    ]);
+  });
+
   it('a repeated enqueue (the Kafka message consumed again) neither duplicates nor revives a delivery', async () => {
     await store.enqueue(delivery(1), T0);
     await store.enqueue(delivery(1), at(5));
@@ -209,6 +238,7 @@ describe('DeliveryStore (callback queue)', () => {
       T0,
     );
     expect(await store.collection.findOne({ _id: 'e-1|ep-1' })).toMatchObject({
+      cloudEvent: JSON.stringify(delivery(1).cloudEvent),
       status: 'delivered',
       attempts: 1,
       deliveredAt: T0,

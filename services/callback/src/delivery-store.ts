@@ -8,6 +8,7 @@ import type {
   NewDelivery,
   BatchOutcome,
   RedeliverFilter,
+  StoredDelivery,
 } from './delivery-model';
 
 export type {
@@ -18,6 +19,7 @@ export type {
   NewDelivery,
   BatchOutcome,
   RedeliverFilter,
+  StoredDelivery,
 } from './delivery-model';
 
 const LANE = { streamId: 1, endpointId: 1, streamVersion: 1, nextAttemptAt: 1, attempts: 1 } as const;
@@ -42,6 +44,20 @@ function queueEntryOf(o: BatchOutcome): QueueEntry {
     nextAttemptAt: o.nextAttemptAt,
     attempts: o.attempts,
   };
+}
+
+/** The stored form of a delivery: its CloudEvent as one JSON string (decision 0042). */
+function stored<T extends { cloudEvent: DeliveryDoc['cloudEvent'] }>(
+  d: T,
+): Omit<T, 'cloudEvent'> & { cloudEvent: string } {
+  return { ...d, cloudEvent: JSON.stringify(d.cloudEvent) };
+}
+
+/** A stored delivery as the service uses it; documents written before decision 0042 hold the object. */
+export function deliveryOf(d: StoredDelivery): DeliveryDoc {
+  return typeof d.cloudEvent === 'string'
+    ? { ...d, cloudEvent: JSON.parse(d.cloudEvent) as DeliveryDoc['cloudEvent'] }
+    : { ...d, cloudEvent: d.cloudEvent };
 }
 
 function isDuplicateKey(err: unknown): boolean {
@@ -71,14 +87,14 @@ function isDuplicateKey(err: unknown): boolean {
  * its entry gets it back at start-up (`restoreQueue`) or when its Kafka message is consumed again.
  */
 export class DeliveryStore {
-  readonly collection: Collection<DeliveryDoc>;
+  readonly collection: Collection<StoredDelivery>;
   readonly queue: Collection<QueueEntry>;
   readonly progress: Collection<ProgressDoc>;
   /** Claims in flight per queue entry in this process (see claim). */
   private readonly claiming = new Map<string, Promise<unknown>>();
 
   constructor(db: Db) {
-    this.collection = db.collection<DeliveryDoc>(OwnedCollections.deliveries);
+    this.collection = db.collection<StoredDelivery>(OwnedCollections.deliveries);
     this.queue = db.collection<QueueEntry>(OwnedCollections.callbackQueue);
     this.progress = db.collection<ProgressDoc>(CallbackProgressCollection);
   }
@@ -93,7 +109,9 @@ export class DeliveryStore {
   /** Queues an event for an endpoint once; a repeated call for a delivery that ended changes nothing. */
   async enqueue(doc: NewDelivery, now: Date): Promise<void> {
     try {
-      await this.collection.insertOne({ ...doc, status: 'pending', attempts: 0, log: [], createdAt: now });
+      await this.collection.insertOne(
+        stored({ ...doc, status: 'pending' as const, attempts: 0, log: [], createdAt: now }),
+      );
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
       const existing = await this.collection.findOne({ _id: doc._id }, { projection: { status: 1 } });
@@ -139,8 +157,8 @@ export class DeliveryStore {
    */
   async recordBatch(outcomes: readonly BatchOutcome[], now: Date): Promise<void> {
     if (outcomes.length === 0) return;
-    const docs: DeliveryDoc[] = outcomes.map((o) => ({
-      ...o.delivery,
+    const docs: StoredDelivery[] = outcomes.map((o) => ({
+      ...stored(o.delivery),
       status: o.status,
       attempts: o.attempts,
       nextAttemptAt: o.nextAttemptAt,
@@ -206,6 +224,20 @@ export class DeliveryStore {
   async statusOf(ids: readonly string[]): Promise<Map<string, DeliveryDoc['status']>> {
     const docs = await findByIds(this.collection, ids, { projection: { status: 1 } });
     return new Map([...docs].map(([id, d]) => [id, d.status]));
+  }
+
+  /** The deliveries of one communication, oldest first: at most `limit` (the delivery-log API). */
+  async ofCommunication(
+    businessUnit: string,
+    communicationNumber: string,
+    limit: number,
+  ): Promise<DeliveryDoc[]> {
+    const docs = await this.collection
+      .find({ businessUnit, communicationNumber })
+      .sort({ _id: 1 })
+      .limit(limit)
+      .toArray();
+    return docs.map(deliveryOf);
   }
 
   /** Every queue entry (lane, due time, attempts), for the dispatcher's view of which lanes wait. */
@@ -283,7 +315,7 @@ export class DeliveryStore {
       await this.queue.deleteOne({ _id: entry._id });
       return null;
     }
-    return { ...d, attempts: claimed.attempts };
+    return { ...deliveryOf(d), attempts: claimed.attempts };
   }
 
   /** Records an attempt of a claimed delivery and moves it on: delivered, dead, or due again later. */

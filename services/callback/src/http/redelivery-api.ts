@@ -44,11 +44,7 @@ export class RedeliveryApi {
       ]);
     }
     requireBusinessUnit(principal, businessUnit);
-    const docs = await this.deps.store.collection
-      .find({ businessUnit, communicationNumber })
-      .sort({ _id: 1 })
-      .limit(1000)
-      .toArray();
+    const docs = await this.deps.store.ofCommunication(businessUnit, communicationNumber, 1000);
     return {
       status: 200,
       body: {
