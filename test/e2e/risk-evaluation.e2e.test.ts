@@ -179,6 +179,21 @@ describe('risk evaluation end to end', () => {
     expect(body.assessment).toMatchObject({ source: 'EVALUATE', level: a.level, matrixVersion: 1 });
     expect(body.assessment.explanation!.factors!.length).toBe(a.explanation!.factors!.length);
     expect(body.assessment.explanation!.floorApplied).toMatchObject({ id: 'PEP' });
+
+    // The read models keep the explanation as one JSON string (decision 0043); the API shows the object.
+    const stored = await (
+      await new ProjectionCatalog(db).collection('assessments')
+    ).findOne({
+      customerExtId: extId,
+      source: 'EVALUATE',
+    });
+    expect(typeof stored!.explanation).toBe('string');
+    expect(JSON.parse(stored!.explanation as string)).toEqual(a.explanation);
+    const pulled = (await (
+      await cluster.fetch(`/api/integration-services/v1/communications-events/${comm}`, { token })
+    ).json()) as { events: { type: string; data: { assessment?: AssessmentView } }[] };
+    const event = pulled.events.find((e) => e.type === 'com.crs.risk-assessment.completed');
+    expect(event!.data.assessment!.explanation).toEqual(a.explanation);
   });
 
   it('evaluates an organization with the organizations matrix', async () => {

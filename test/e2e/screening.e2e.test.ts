@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Db } from 'mongodb';
 import { commonConfigSpec, createLogger, loadConfig } from '@crs/runtime';
 import { StreamReader, setUpMessaging } from '@crs/messaging';
-import { ProjectionCatalog } from '@crs/store';
+import { ProjectionCatalog, readAssessment, type AssessmentDoc } from '@crs/store';
 import { TestCluster, TestReceiver, eventually, localToken, uniqueId } from '@crs/testing';
 
 interface SdnPerson {
@@ -234,13 +234,13 @@ describe('screening end to end', () => {
 
     const assessments = async () =>
       (
-        await new ProjectionCatalog(db).collection<
-          Assessment & { streamVersion: number; customerExtId: string }
-        >('assessments')
+        await (await new ProjectionCatalog(db).collection<AssessmentDoc>('assessments'))
+          .find({ customerExtId: extId })
+          .sort({ streamVersion: 1 })
+          .toArray()
       )
-        .find({ customerExtId: extId })
-        .sort({ streamVersion: 1 })
-        .toArray();
+        // The read model keeps the explanation as a JSON string (decision 0043).
+        .map((d) => readAssessment(d) as Assessment);
     // The import's own evaluation saw no screening; the first match asks for another, which sees it.
     const [before, after] = await eventually(
       async () => {

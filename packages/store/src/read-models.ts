@@ -4,18 +4,23 @@ import type {
   CustomerEventType,
   ScreeningList,
 } from '@crs/contracts/types';
+import type { StoredAssessmentData } from './stored-assessment';
 
 /*
  * The documents of the read models, declared once, by their owners' writes: the projector builds
  * `customers`, `assessments`, `screenings` and `communication_events` from the customer log, the archive
  * service `operations` and `alerts` from its own. Readers in other services take these types (a `Pick<>`
- * of the fields they read) instead of declaring their own copy. Types only.
+ * of the fields they read) instead of declaring their own copy. Types only (the stored form of an
+ * assessment has its helpers in stored-assessment.ts).
  */
 
 type Data = CustomerEventData;
 
-/** A risk assessment as the read models keep it: the event's assessment with where it came from. */
-export type AssessmentRecord = AssessmentData & {
+/**
+ * A risk assessment as the read models keep it: the event's assessment with where it came from, its
+ * explanation as one JSON string (`storeAssessment`, `readAssessment`; decision 0043).
+ */
+export type AssessmentRecord = StoredAssessmentData & {
   assessedAt: string;
   eventId: string;
   communicationNumber: string;

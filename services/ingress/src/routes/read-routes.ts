@@ -4,6 +4,7 @@ import type { TokenVerifier } from '@crs/auth';
 import { allowedBusinessUnits } from '@crs/auth';
 import { RequestInvalidError, ResourceNotFoundError, fieldError } from '@crs/http';
 import type { CommunicationEventDoc, CustomerDoc, ProjectionCatalog } from '@crs/store';
+import { readAssessment, readEventData } from '@crs/store';
 import type { CustomerPrivacy } from '@crs/privacy';
 import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
 
@@ -36,7 +37,7 @@ export function readRoutes(deps: {
     const customers = await deps.catalog.collection<CustomerDoc>('customers');
     const doc = await customers.findOne({ businessUnit, customerExtId });
     if (!doc) throw new ResourceNotFoundError('Customer not found');
-    const a = doc.latestAssessment;
+    const a = doc.latestAssessment ? readAssessment(doc.latestAssessment) : undefined;
     // docs/privacy.md: personal fields are decrypted here, at the edge; erased ones read as null.
     const streamId = streamKey(doc.businessUnit, doc.customerExtId);
     const revealed = await deps.privacy.decrypt(streamId, doc.data ?? {});
@@ -73,11 +74,9 @@ export function readRoutes(deps: {
       if (requested) filter.businessUnit = requested;
       else if (allowed !== '*') filter.businessUnit = { $in: [...allowed] };
       const events = await deps.catalog.collection<CommunicationEventDoc>('communication_events');
-      const docs = await events
-        .find(filter)
-        .sort({ businessUnit: 1, streamVersion: 1 })
-        .limit(1000)
-        .toArray();
+      const docs = (
+        await events.find(filter).sort({ businessUnit: 1, streamVersion: 1 }).limit(1000).toArray()
+      ).map((d) => ({ ...d, data: readEventData(d.type, d.data) }));
       const revealed = await Promise.all(
         docs.map(async (d) => {
           const r = await deps.privacy.revealEventData(streamKey(d.businessUnit, d.customerExtId), d.data);

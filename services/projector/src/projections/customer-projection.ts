@@ -8,6 +8,7 @@ import type {
   ListScreeningSummary,
   ScreeningDoc,
 } from '@crs/store';
+import { storeAssessment } from '@crs/store';
 
 /** Physical collection of each read model the projector owns (operations and alerts are the archive's). */
 export type CollectionNames = Record<CustomerProjectionName, string>;
@@ -47,6 +48,8 @@ function eventSummary(event: CustomerEvent): Record<string, unknown> {
         simplified: event.data.simplified === true,
         customerStatus: event.data.customer.customerStatus ?? null,
       };
+    case 'RiskAssessed':
+      return { ...event.data, assessment: storeAssessment(event.data.assessment) };
     default:
       return event.data;
   }
@@ -99,8 +102,9 @@ export function projectCustomerEvent(event: CustomerEvent): ProjectionEffect {
       set = { listPurpose: event.data.listPurpose };
       break;
     case 'RiskAssessed': {
+      // The explanation stored as one JSON string (decision 0043).
       const assessment: AssessmentRecord = {
-        ...event.data.assessment,
+        ...storeAssessment(event.data.assessment),
         assessedAt: event.occurredAt,
         eventId: event.eventId,
         communicationNumber: event.correlationId,

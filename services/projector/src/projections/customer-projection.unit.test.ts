@@ -1,3 +1,4 @@
+import { readAssessment, readEventData } from '@crs/store';
 import { projectCustomerEvent } from './customer-projection';
 import { StreamVersions } from './stream-versions';
 
@@ -89,5 +90,54 @@ describe('projectCustomerEvent: personal data erased (docs/privacy.md)', () => {
       },
     });
     expect(effect.customer.set).toMatchObject({ personalDataErased: false });
+  });
+});
+
+describe('projectCustomerEvent: a risk assessment (decision 0043)', () => {
+  const explanation = {
+    matrixId: 'demo-persons',
+    factors: [{ id: 'PEP', score: 0, inputValue: { flag: false } }],
+    floorApplied: null,
+  };
+  const effect = projectCustomerEvent({
+    eventId: 'e-3',
+    streamId: 'DEMO:C-3',
+    streamVersion: 3,
+    occurredAt: '2026-03-01T10:00:00.000Z',
+    correlationId: 'comm-3',
+    causationId: 'cmd-3',
+    businessUnit: 'DEMO',
+    customerExtId: 'C-3',
+    type: 'RiskAssessed',
+    data: {
+      requestId: 'r-3',
+      assessment: { source: 'EVALUATE', level: 'LOW', score: 12, matrixId: 'demo-persons', explanation },
+      previousLevel: null,
+    },
+  });
+
+  it('stores the explanation as one JSON string in the assessment, the customer document and the event', () => {
+    const stored = JSON.stringify(explanation);
+    expect(effect.customer.set).toMatchObject({
+      riskLevel: 'LOW',
+      latestAssessment: { level: 'LOW', score: 12, explanation: stored, eventId: 'e-3' },
+    });
+    const byName = Object.fromEntries(effect.inserts.map((i) => [i.projection, i.doc]));
+    expect(byName.assessments).toMatchObject({ _id: 'e-3', level: 'LOW', explanation: stored });
+    expect(byName.communication_events).toMatchObject({
+      type: 'RiskAssessed',
+      data: { requestId: 'r-3', assessment: { level: 'LOW', explanation: stored }, previousLevel: null },
+    });
+  });
+
+  it('reads back as the event carried it', () => {
+    const byName = Object.fromEntries(effect.inserts.map((i) => [i.projection, i.doc]));
+    const event = byName.communication_events as { type: string; data: Record<string, unknown> };
+    expect(readEventData(event.type, event.data)).toEqual({
+      requestId: 'r-3',
+      assessment: { source: 'EVALUATE', level: 'LOW', score: 12, matrixId: 'demo-persons', explanation },
+      previousLevel: null,
+    });
+    expect(readAssessment(effect.customer.set.latestAssessment!)).toMatchObject({ explanation });
   });
 });

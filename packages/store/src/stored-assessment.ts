@@ -1,0 +1,48 @@
+import type { AssessmentData } from '@crs/contracts/types';
+
+/*
+ * A risk assessment's explanation as the read models store it: one JSON string (decision 0043).
+ * The explanation is the engine's whole breakdown (every factor with its inputs, weights and
+ * contribution: about 230 fields). Nothing queries inside it, and FerretDB converts a document field
+ * by field on every write and read, so as a nested object it was most of the field work of a
+ * customer's documents (the assessment, the customer document's latest assessment, the event in
+ * `communication_events`). Level, score, source and matrix stay fields of their own. Documents written
+ * before keep the object: `readAssessment` takes both.
+ */
+
+/** An assessment's fields, the explanation as stored: a JSON string (or the object, written before 0043). */
+export type StoredAssessmentData = Omit<AssessmentData, 'explanation'> & {
+  explanation?: string | AssessmentData['explanation'];
+};
+
+/** The stored form of an assessment: its explanation as one JSON string. */
+export function storeAssessment<T extends AssessmentData>(
+  a: T,
+): Omit<T, 'explanation'> & { explanation?: string } {
+  const { explanation, ...rest } = a;
+  return explanation === undefined ? rest : { ...rest, explanation: JSON.stringify(explanation) };
+}
+
+/** An assessment as read from a read model, its explanation an object again (either stored form). */
+export function readAssessment<T extends StoredAssessmentData>(
+  a: T,
+): Omit<T, 'explanation'> & { explanation?: AssessmentData['explanation'] } {
+  const { explanation, ...rest } = a;
+  if (explanation === undefined) return rest;
+  return {
+    ...rest,
+    explanation:
+      typeof explanation === 'string'
+        ? (JSON.parse(explanation) as AssessmentData['explanation'])
+        : explanation,
+  };
+}
+
+/**
+ * The data of a `communication_events` document as the event carried it: a RiskAssessed event's
+ * assessment is stored with its explanation as a string (`storeAssessment`).
+ */
+export function readEventData(type: string, data: Record<string, unknown>): Record<string, unknown> {
+  if (type !== 'RiskAssessed' || typeof data.assessment !== 'object' || data.assessment === null) return data;
+  return { ...data, assessment: readAssessment(data.assessment as StoredAssessmentData) };
+}

@@ -1,0 +1,34 @@
+import { readAssessment, readEventData, storeAssessment } from './stored-assessment';
+
+describe('stored assessments (decision 0043)', () => {
+  const explanation = { matrixId: 'm', factors: [{ id: 'PEP', score: 40 }], floorApplied: { id: 'PEP' } };
+  const assessment = { source: 'EVALUATE' as const, level: 'HIGH' as const, score: 41, explanation };
+
+  it('stores the explanation as one JSON string and reads it back', () => {
+    const stored = storeAssessment(assessment);
+    expect(stored).toEqual({
+      source: 'EVALUATE',
+      level: 'HIGH',
+      score: 41,
+      explanation: JSON.stringify(explanation),
+    });
+    expect(readAssessment(stored)).toEqual(assessment);
+  });
+
+  it('reads a document written before, with the explanation as an object, unchanged', () => {
+    expect(readAssessment(assessment)).toEqual(assessment);
+  });
+
+  it('leaves an assessment without an explanation without one (an import, an override)', () => {
+    const imported = { source: 'IMPORT' as const, level: 'LOW' as const };
+    expect(storeAssessment(imported)).toEqual(imported);
+    expect(readAssessment(imported)).toEqual(imported);
+  });
+
+  it('reads the assessment of a stored RiskAssessed event, and leaves other events as they are', () => {
+    const data = { requestId: 'r', assessment: storeAssessment(assessment), previousLevel: null };
+    expect(readEventData('RiskAssessed', data)).toEqual({ requestId: 'r', assessment, previousLevel: null });
+    const screening = { list: 'PEP', matched: false, hits: [], explanation: '{"kept":"as is"}' };
+    expect(readEventData('ScreeningCompleted', screening)).toBe(screening);
+  });
+});
