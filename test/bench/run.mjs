@@ -379,6 +379,31 @@ if (process.argv[2] === 'accept') {
   process.exit(0);
 }
 
+if (process.argv[2] === 'offered') {
+  // `npm run bench offered`: accept-to-callback latency at fixed offered rates on a preloaded store
+  // (test/bench/offered.mjs); with BENCH_BASELINE, each rate on the baseline's services first.
+  const { benchOffered } = await import('./offered.mjs');
+  const baseline = baselineTree(process.env.BENCH_BASELINE);
+  process.env.CRS_SHARED_DATA ??= DATA;
+  const rates = (process.env.BENCH_OFFERED_RATES ?? '90,120,140').split(',').map(Number);
+  const measured = [];
+  const before = loadNow();
+  for (const rate of rates) {
+    if (baseline) await benchOffered({ label: 'before', rate, root: baseline, figures: measured });
+    await benchOffered({ label: 'after', rate, figures: measured });
+  }
+  const change = baseline ? sideBySide(measured, 'before', 'after') : undefined;
+  for (const line of change?.lines ?? []) console.log(line);
+  const note = `Measured ${new Date().toISOString()} with \`${baseline ? `BENCH_BASELINE=${process.env.BENCH_BASELINE} ` : ''}npm run bench offered\` on ${machineText}, at ${rev(ROOT)}${baseline ? `; before = ${rev(baseline)}` : ''}: an open load of EVALUATE imports (SANCTIONS and PEP) at ${rates.join(', ')} customers/s for ${process.env.BENCH_OFFERED_SECONDS ?? 60} s each, on a namespace preloaded with ${process.env.BENCH_PRELOAD ?? 40000} batch-imported customers (test/bench/offered.mjs); ${benchPartitions()} partitions per topic. 1-minute load average ${before} → ${loadNow()}.`;
+  const figures = [...measured, ...(change?.ratios ?? [])];
+  const rows = change ? change.rows : undefined;
+  mergeIntoReports(figures, [
+    { section: 'offered load at fixed rates (issue 15)', note, figures, ...(rows ? { rows } : {}) },
+  ]);
+  console.log('updated the offered-load figures in reports/bench.json and docs/benchmarks.md');
+  process.exit(0);
+}
+
 if (process.argv[2] === 'screening') {
   if (!existsSync(DATA)) throw new Error(`no shared data at ${DATA}`);
   console.log('in-process: screening (all lists loaded)');
