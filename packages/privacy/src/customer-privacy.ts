@@ -114,6 +114,17 @@ export class CustomerPrivacy {
     return decryptFieldsWith(await this.store.currentKey(streamId), streamId, record);
   }
 
+  /**
+   * A record whose erasure the read model has recorded: every encrypted value comes back as null without
+   * a key being looked at, so a key this process still has cached (read just before the erasure deleted
+   * it, within the cache's TTL) cannot show it. Forgets that cached key too.
+   */
+  erased<T>(streamId: string, record: T): DecryptedRecord<T> {
+    this.forget(streamId);
+    if (!containsEncrypted(record)) return { record, erased: false, erasedPaths: [], invalidPaths: [] };
+    return decryptFieldsWith(undefined, streamId, record);
+  }
+
   /** Decrypts each hit of a customer (each hit is its own root, as it was encrypted). */
   async decryptHits<H>(streamId: string, hits: readonly H[]): Promise<DecryptedHits<H>> {
     if (!containsEncrypted(hits)) return { hits: [...hits], erased: false };

@@ -40,7 +40,11 @@ export function readRoutes(deps: {
     const a = doc.latestAssessment ? readAssessment(doc.latestAssessment) : undefined;
     // docs/privacy.md: personal fields are decrypted here, at the edge; erased ones read as null.
     const streamId = streamKey(doc.businessUnit, doc.customerExtId);
-    const revealed = await deps.privacy.decrypt(streamId, doc.data ?? {});
+    // An erasure the read model has recorded wins over a key this process may still have cached.
+    const revealed =
+      doc.personalDataErased === true
+        ? deps.privacy.erased(streamId, doc.data ?? {})
+        : await deps.privacy.decrypt(streamId, doc.data ?? {});
     const erased = doc.personalDataErased === true || revealed.erased;
     res.json({
       businessUnit: doc.businessUnit,

@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import { MongoClient, type Db } from 'mongodb';
+import { streamKey } from '@crs/contracts';
+import { CustomerPrivacy } from './customer-privacy';
+import { DataKeyStore } from './data-key-store';
+import { KeyEncryptionKeys } from './key-encryption-keys';
+
+/**
+ * The read API's view of an erased customer (real store): a process that read the customer's key just
+ * before another process erased it still has it cached for the cache's TTL. `decrypt` would show the
+ * plaintext meanwhile (documented in docs/privacy.md for consumers); `erased`, which the read API uses
+ * once the read model records the erasure, shows null without looking at a key, and drops the cached one.
+ */
+describe('CustomerPrivacy.erased (a recorded erasure wins over a cached key)', () => {
+  let client: MongoClient;
+  let db: Db;
+
+  beforeAll(async () => {
+    client = await new MongoClient(process.env.MONGODB_URI!).connect();
+    db = client.db(`crs_it_privacy_${randomUUID().slice(0, 8)}`);
+  });
+  afterAll(async () => {
+    await db.dropDatabase();
+    await client.close();
+  });
+
+  it('shows the record erased at once, and forgets the key this process had cached', async () => {
+    const keks = KeyEncryptionKeys.fromDocument(KeyEncryptionKeys.generateDocument('kek-1'));
+    const privacy = CustomerPrivacy.withKeys(new DataKeyStore({ db, keks, cache: { ttlMs: 600_000 } }));
+    const streamId = streamKey('DEMO', 'C-ERASED');
+    const plain = {
+      customerExtId: 'C-ERASED',
+      firstName: 'Anna',
+      nationalCode: '80022912345',
+      citizenshipCountry: 'LT',
+    };
+    const [stored] = await privacy.encryptCustomers([{ streamId, customer: plain }]);
+    expect((await privacy.decrypt(streamId, stored!)).record).toEqual(plain);
+
+    // Another process erases the key; this one still has it cached.
+    await new DataKeyStore({ db, keks }).erase(streamId);
+    expect((await privacy.decrypt(streamId, stored!)).record.firstName).toBe('Anna');
+
+    const shown = privacy.erased(streamId, stored!);
+    expect(shown.erased).toBe(true);
+    expect(shown.record).toEqual({
+      customerExtId: 'C-ERASED',
+      firstName: null,
+      nationalCode: null,
+      citizenshipCountry: 'LT',
+    });
+    // The cached key is gone too: a plain decrypt now finds no key either.
+    expect((await privacy.decrypt(streamId, stored!)).record.firstName).toBeNull();
+  });
+});
