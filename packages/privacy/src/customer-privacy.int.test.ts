@@ -41,6 +41,22 @@ describe('CustomerPrivacy.erased (a recorded erasure wins over a cached key)', (
     await new DataKeyStore({ db, keks }).erase(streamId);
     expect((await privacy.decrypt(streamId, stored!)).record.firstName).toBe('Anna');
 
+    // The pull endpoint's path, for event data carrying the record and hits.
+    const [hit] = await privacy.encryptHits(streamId, [{ entryId: 'E-1', matchedName: 'Anna', score: 0.9 }]);
+    const event = await privacy.revealEventData(streamId, { customer: stored, hits: [hit] }, true);
+    expect(event).toEqual({
+      erased: true,
+      data: {
+        customer: {
+          customerExtId: 'C-ERASED',
+          firstName: null,
+          nationalCode: null,
+          citizenshipCountry: 'LT',
+        },
+        hits: [{ entryId: 'E-1', matchedName: null, score: 0.9 }],
+      },
+    });
+
     const shown = privacy.erased(streamId, stored!);
     expect(shown.erased).toBe(true);
     expect(shown.record).toEqual({

@@ -146,21 +146,38 @@ export class CustomerPrivacy {
   async revealEventData(
     streamId: string,
     data: Record<string, unknown>,
+    /** The customer's erasure is recorded (read model): every value null, no key looked at (`erased`). */
+    knownErased = false,
   ): Promise<{ data: Record<string, unknown>; erased: boolean }> {
     if (!containsEncrypted(data)) return { data, erased: false };
     const out = { ...data };
     let erased = false;
     if (out.customer !== undefined && out.customer !== null) {
-      const d = await this.decrypt(streamId, out.customer);
+      const d = knownErased
+        ? this.erased(streamId, out.customer)
+        : await this.decrypt(streamId, out.customer);
       out.customer = d.record;
       erased ||= d.erased;
     }
     if (Array.isArray(out.hits)) {
-      const h = await this.decryptHits(streamId, out.hits as unknown[]);
+      const h = knownErased
+        ? this.erasedHits(streamId, out.hits as unknown[])
+        : await this.decryptHits(streamId, out.hits as unknown[]);
       out.hits = h.hits;
       erased ||= h.erased;
     }
     return { data: out, erased };
+  }
+
+  /** Hits of a customer whose erasure is recorded: every encrypted value null (see `erased`). */
+  private erasedHits<H>(streamId: string, hits: readonly H[]): DecryptedHits<H> {
+    let erased = false;
+    const out = hits.map((h) => {
+      const d = this.erased(streamId, h);
+      erased ||= d.erased;
+      return d.record;
+    });
+    return { hits: out, erased };
   }
 
   /** Forgets this process's cached key of a customer (after asking for its erasure). */

@@ -58,13 +58,9 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
           // A fetch in chunks of up to 500 events, each written in a few bulk writes (applyCustomerEvents);
           // per partition in order, every partition at the same time (their customers never overlap).
           handleBatch: async (messages) => {
-            await applyCustomerEvents(
-              db,
-              await resolveNames(),
-              messages.map((m) => m.value),
-              dialect,
-              versions,
-            );
+            // Keys first, then the read models: a customer document that says erased never has a key
+            // left in the store (readers trust the flag: docs/privacy.md). Deleting is idempotent, and
+            // it only takes the erased key generation (`keyId`), not the key of a later re-import.
             for (const { value: event } of messages) {
               if (event.type !== 'PersonalDataErased') continue;
               const deleted = await eraseDataKey(keysDb, event.streamId, event.data.keyId);
@@ -74,6 +70,13 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
                 'personal data erased: data key deleted',
               );
             }
+            await applyCustomerEvents(
+              db,
+              await resolveNames(),
+              messages.map((m) => m.value),
+              dialect,
+              versions,
+            );
           },
           maxBatch: MAX_BULK_OPERATIONS,
           partitionsConsumedConcurrently: config.TOPIC_PARTITIONS,

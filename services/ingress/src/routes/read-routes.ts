@@ -81,9 +81,20 @@ export function readRoutes(deps: {
       const docs = (
         await events.find(filter).sort({ businessUnit: 1, streamVersion: 1 }).limit(1000).toArray()
       ).map((d) => ({ ...d, data: readEventData(d.type, d.data) }));
+      // Customers whose erasure the read model records show null whatever key this process has cached.
+      const streams = [...new Set(docs.map((d) => streamKey(d.businessUnit, d.customerExtId)))];
+      const customers = await deps.catalog.collection<CustomerDoc>('customers');
+      const erasedStreams = new Set(
+        (
+          await customers
+            .find({ _id: { $in: streams }, personalDataErased: true }, { projection: { _id: 1 } })
+            .toArray()
+        ).map((c) => c._id),
+      );
       const revealed = await Promise.all(
         docs.map(async (d) => {
-          const r = await deps.privacy.revealEventData(streamKey(d.businessUnit, d.customerExtId), d.data);
+          const streamId = streamKey(d.businessUnit, d.customerExtId);
+          const r = await deps.privacy.revealEventData(streamId, d.data, erasedStreams.has(streamId));
           return r.erased ? { ...r.data, personalDataErased: true } : r.data;
         }),
       );
