@@ -13,7 +13,6 @@ import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { round, summarize } from './stats.mjs';
-import { sampleCustomer } from './in-process.mjs';
 import {
   stackEnv,
   token,
@@ -23,18 +22,13 @@ import {
   dropNamespaceTopics,
   benchPartitions,
 } from './stack.mjs';
-import { withCpu } from './pipeline.mjs';
+import { DONE_TYPES, endToEnd, evaluateCustomer, withCpu } from './pipeline.mjs';
 import { post } from './http-client.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const { MongoClient } = require(require.resolve('mongodb', { paths: [path.join(ROOT, 'packages/store')] }));
 const SERVICES = ['customer', 'projector', 'evaluation', 'screening', 'callback', 'ingress'];
-const DONE = [
-  'com.crs.risk-assessment.completed',
-  'com.crs.screening.sanctions.completed',
-  'com.crs.screening.pep.completed',
-];
 
 /** One tree at one rate: a namespace of its own, preloaded, then the open load; figures named `offered_<rate>.*.<label>`. */
 export async function benchOffered({ label, rate, root = ROOT, log = console.log, figures = [] }) {
@@ -47,18 +41,7 @@ export async function benchOffered({ label, rate, root = ROOT, log = console.log
   const mongo = await new MongoClient(env.MONGODB_URI).connect();
   const recv = receiver();
   const port = await recv.listen();
-  /** communicationNumber -> (callback type -> first arrival) */
-  const seen = new Map();
-  recv.onCallback((source, type, at) => {
-    if (!DONE.includes(type)) return;
-    let m = seen.get(source);
-    if (!m) seen.set(source, (m = new Map()));
-    if (!m.has(type)) m.set(type, at);
-  });
-  const doneAt = (c) => {
-    const m = seen.get(c);
-    return m && m.size === DONE.length ? Math.max(...m.values()) : undefined;
-  };
+  const { doneAt, has } = endToEnd(recv);
   const push = (name, value, unit) => {
     const f = { name: `offered_${rate}.${name}.${label}`, value: round(value, 2), unit };
     figures.push(f);
@@ -69,18 +52,17 @@ export async function benchOffered({ label, rate, root = ROOT, log = console.log
     LOG_LEVEL: 'warn',
     CALLBACK_ENDPOINTS: JSON.stringify({
       endpoints: [
-        { id: 'bench', businessUnit: 'DEMO', url: `http://127.0.0.1:${port}/cb`, eventTypes: DONE },
+        { id: 'bench', businessUnit: 'DEMO', url: `http://127.0.0.1:${port}/cb`, eventTypes: DONE_TYPES },
       ],
     }),
   };
   let next = 0;
-  const customer = (extra) => {
-    const { riskLevel: _r, ...rest } = sampleCustomer(next);
-    const id = `${NS}-${next++}`;
-    return { ...rest, customerExtId: id, communicationNumber: id, ...extra };
+  const evaluated = () => evaluateCustomer(NS, next++);
+  /** An IMPORT customer with a given level, as a batch import sends it (the pipeline bench's batches). */
+  const imported = () => {
+    const { sourceOfRiskLevel: _s, initializeScreeningProcesses: _i, ...c } = evaluated();
+    return { ...c, riskLevel: 'LOW' };
   };
-  const evaluated = () =>
-    customer({ sourceOfRiskLevel: 'EVALUATE', initializeScreeningProcesses: ['SANCTIONS', 'PEP'] });
   const base = `http://127.0.0.1:${launcher.portOf('ingress', NS)}`;
   const tok = await token();
   try {
@@ -101,7 +83,7 @@ export async function benchOffered({ label, rate, root = ROOT, log = console.log
         Array.from({ length: 4 }, async () => {
           while (ids.length < preload) {
             const customers = Array.from({ length: Math.min(1000, preload - ids.length) }, () => {
-              const c = customer({ riskLevel: 'LOW' });
+              const c = imported();
               ids.push(c.communicationNumber);
               return c;
             });
@@ -113,7 +95,7 @@ export async function benchOffered({ label, rate, root = ROOT, log = console.log
       let last = 0;
       await waitUntil(
         async () => {
-          const n = ids.filter((c) => seen.get(c)?.has(DONE[0])).length;
+          const n = ids.filter((c) => has(c, 'com.crs.risk-assessment.completed')).length;
           if (n - last >= 10000 || n === ids.length) log(`  [${label}] preload: ${n} of ${ids.length} done`);
           if (n - last >= 10000) last = n;
           return n === ids.length;

@@ -64,7 +64,7 @@ const settings = () => ({
 });
 
 /** The body of one EVALUATE import with sanctions and PEP screening, as an upstream system sends it. */
-function evaluateCustomer(ns, i) {
+export function evaluateCustomer(ns, i) {
   const { riskLevel: _r, ...rest } = sampleCustomer(i);
   const id = `${ns}-${i}`;
   return {
@@ -153,14 +153,15 @@ function commandsPerCustomer(before, after, customers) {
   return { total, breakdown: rows.map(([k, v]) => `${k} ${v}`).join(', ') };
 }
 
-const DONE_TYPES = [
+export const DONE_TYPES = [
   'com.crs.risk-assessment.completed',
   'com.crs.screening.sanctions.completed',
   'com.crs.screening.pep.completed',
 ];
 
 /** Tracks, per communicationNumber, when each of the end-to-end callbacks first arrived. */
-function endToEnd(recv) {
+/** Arrival of each customer's three result callbacks: `doneAt` the last one, `has` a given type's. */
+export function endToEnd(recv) {
   const seen = new Map(); // communicationNumber -> Map(type -> time)
   recv.onCallback((source, type, at) => {
     if (!DONE_TYPES.includes(type)) return;
@@ -174,6 +175,7 @@ function endToEnd(recv) {
       if (!m || m.size < DONE_TYPES.length) return undefined;
       return Math.max(...m.values());
     },
+    has: (c, type) => seen.get(c)?.has(type) === true,
   };
 }
 
