@@ -74,6 +74,40 @@ describe('ServiceHost on the real stack', () => {
     await expect(fetch(`http://127.0.0.1:${port}/health/live`)).rejects.toThrow();
   });
 
+  it('watches the store without a readiness check when asked: a client stuck after an outage is reconnected', async () => {
+    // Screening's data-key reads: its searches answer without the store, so the store is no readiness
+    // check, but a client that never recovers from an outage must still be replaced (the long fault suite's
+    // database outage left screening retrying a dead client for minutes).
+    const host = new ServiceHost({ name: 'host-it', config, logger });
+    let db: Awaited<ReturnType<typeof host.connectStore>>['db'] | undefined;
+    let client: Awaited<ReturnType<typeof host.connectStore>>['client'] | undefined;
+    await host.start(async () => {
+      await host.serveHealth();
+      ({ db, client } = await host.connectStore({
+        readiness: false,
+        watchdog: { staleAfterMs: 0, pingEveryMs: 100 },
+      }));
+    });
+    try {
+      expect(await ready(host)).toEqual({ status: 200, body: { status: 'UP', checks: { started: true } } });
+      await db!.collection('items').insertOne({ _id: 'kept' } as never);
+      // Closed behind the service's back: what the driver's lost server monitor looks like from outside.
+      await client!.close(true);
+      expect(await pingMongo(db!)).toBe(false);
+      let found: unknown = null;
+      for (const until = Date.now() + 30000; found === null && Date.now() < until; ) {
+        await new Promise((r) => setTimeout(r, 200));
+        found = await db!
+          .collection('items')
+          .findOne({ _id: 'kept' } as never)
+          .catch(() => null);
+      }
+      expect(found).toEqual({ _id: 'kept' });
+    } finally {
+      await host.stop();
+    }
+  });
+
   it('closes the store when the messaging set-up fails after it connected', async () => {
     const host = new ServiceHost({
       name: 'host-it',

@@ -2,7 +2,13 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Health, createMetricsRegistry, startHealthServer, type Logger, type Registry } from '@crs/runtime';
 import { setUpMessaging } from '@crs/messaging';
-import { connectMongo, watchMongo, type MongoConnection, type MongoSettings } from '@crs/store';
+import {
+  connectMongo,
+  MongoWatchdog,
+  type MongoConnection,
+  type MongoSettings,
+  type MongoWatchdogOptions,
+} from '@crs/store';
 import { hostMessaging, type HostMessaging } from './host-messaging';
 import { StopStack, type StopStep } from './stop-stack';
 
@@ -138,21 +144,28 @@ export class ServiceHost<C extends HostSettings = HostSettings> {
   }
 
   /**
-   * Connects the store (one client, `store_commands_total` in the metrics) and, unless `watch` is false,
-   * watches it: a `mongo` readiness check pings it and a stuck client is reconnected (`watchMongo`).
-   * The watchdog stops, then the client closes.
+   * Connects the store (one client, `store_commands_total` in the metrics) and always watches it: a
+   * stuck client is reconnected (`MongoWatchdog`: pinged every 5 s, stuck after 30 s). Unless `readiness` is false, a `mongo` readiness check
+   * pings it too (a service whose HTTP answers do not need the store, like screening's search, leaves it
+   * out). The watchdog stops, then the client closes.
    */
   async connectStore(
     this: ServiceHost<C & MongoSettings>,
-    options: { watch?: boolean } = {},
+    options: {
+      readiness?: boolean;
+      watchdog?: Pick<MongoWatchdogOptions, 'staleAfterMs' | 'pingEveryMs'>;
+    } = {},
   ): Promise<MongoConnection> {
     const mongo = await connectMongo(this.config, this.metrics);
     this.stops.push(() => mongo.client.close());
-    if (options.watch !== false) {
-      const watchdog = watchMongo(mongo, this.config, this.logger);
-      this.stops.push(() => watchdog.stop());
-      this.health.addReadinessCheck('mongo', () => watchdog.ping());
-    }
+    const watchdog = new MongoWatchdog({
+      ...mongo,
+      settings: this.config,
+      logger: this.logger,
+      ...options.watchdog,
+    });
+    this.stops.push(() => watchdog.stop());
+    if (options.readiness !== false) this.health.addReadinessCheck('mongo', () => watchdog.ping());
     return mongo;
   }
 

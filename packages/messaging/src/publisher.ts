@@ -52,8 +52,9 @@ interface Waiter {
 export class DurablePublisher {
   private producer: Producer;
   private connected = false;
-  /** Producers replaced after a sequence error (decision 0041): the ingress's `kafka_producers_replaced`. */
+  /** Producers retired after a failed or abandoned send (decision 0044): the ingress's `kafka_producers_replaced`. */
   private replaced = 0;
+  private readonly retired = new WeakSet<Producer>();
   private readonly queue: Waiter[] = [];
   private readonly flusher: GroupFlusher;
 
@@ -86,22 +87,41 @@ export class DurablePublisher {
     return producer;
   }
 
-  /** How many times the producer was replaced after a sequence error (decision 0041). */
+  /** How many producers were retired after a failed or abandoned send (decision 0044). */
   replacedProducers(): number {
     return this.replaced;
   }
 
   /**
-   * After a send failed with a sequence error, the producer's sequence numbers no longer match the
-   * broker's, and every later send of it fails the same way (decision 0041): a new producer gets a new
-   * producer id and starts its sequences from zero. Its first send connects it.
+   * A producer is used until its first failed or abandoned send, then retired (decision 0044).
+   *
+   * kafkajs 2.2.4 numbers a batch before sending it and takes the numbers back when the request fails,
+   * although the broker may have stored the batch (its answer was lost: the broker stopped or was killed
+   * just after the append, or the request timed out). The broker keeps the sequence ranges of a producer's
+   * last batches and answers a batch that repeats one with success without storing it (that is how a
+   * producer's own retry stays single). So the producer's next batch, numbered from the same place, is
+   * either refused for ever (OUT_OF_ORDER_SEQUENCE_NUMBER, when its size differs: decision 0041) or, when
+   * it has the same number of records per partition, acknowledged and never stored: an acknowledged
+   * command lost. The Java producer bumps its epoch (KIP-360); here the next send goes through a new
+   * producer (a new producer id, numbers from zero). An abandoned send (every caller timed out) is still
+   * in flight and may fail the same way, so its producer is retired at once. The old producer is
+   * disconnected once its last request has settled.
    */
-  private afterFailedSend(failed: Producer, err: unknown): void {
-    if (failed !== this.producer || !isSequenceError(err)) return;
-    this.replaced += 1;
-    this.producer = this.createProducer();
-    this.connected = false;
-    failed.disconnect().catch(() => undefined);
+  private retire(producer: Producer, inFlight: Promise<unknown>): void {
+    if (this.retired.has(producer)) return;
+    this.retired.add(producer);
+    if (producer === this.producer) {
+      this.replaced += 1;
+      this.producer = this.createProducer();
+      this.connected = false;
+    }
+    void inFlight
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .then(() => producer.disconnect())
+      .catch(() => undefined);
   }
 
   async connect(): Promise<void> {
@@ -202,10 +222,13 @@ export class DurablePublisher {
       for (const topicMessages of produceSlices(byTopic)) {
         const producer = this.producer;
         const sent = producer.sendBatch({ acks: -1, timeout: this.ackTimeoutMs, topicMessages });
-        // Observed below, or abandoned after every caller timed out; a sequence error replaces the
-        // producer either way.
-        sent.catch((err: unknown) => this.afterFailedSend(producer, err));
-        if ((await Promise.race([sent, settledAll])) === 'settled') return;
+        // Observed below, or abandoned after every caller timed out; a failure retires the producer
+        // either way, and so does abandoning it (decision 0044).
+        sent.catch(() => this.retire(producer, sent));
+        if ((await Promise.race([sent, settledAll])) === 'settled') {
+          this.retire(producer, sent);
+          return;
+        }
         for (const { messages } of topicMessages) {
           for (const m of messages) {
             const w = owner.get(m)!;
@@ -220,26 +243,4 @@ export class DurablePublisher {
       for (const w of group) w.onSettled = undefined;
     }
   }
-}
-
-/**
- * Produce errors after which an idempotent producer's sequence numbers no longer match the broker's.
- * kafkajs 2.2.4 numbers a batch before sending it and takes the numbers back when the request fails, so a
- * batch the broker stored but whose answer was lost (the broker stopped or was killed just after the
- * append) leaves the broker ahead: every later batch is OUT_OF_ORDER_SEQUENCE_NUMBER, for ever. The Java
- * producer bumps its epoch (KIP-360); here the publisher takes a new producer (decision 0041).
- */
-const SEQUENCE_ERRORS: ReadonlySet<string> = new Set([
-  'OUT_OF_ORDER_SEQUENCE_NUMBER',
-  'UNKNOWN_PRODUCER_ID',
-  'INVALID_PRODUCER_EPOCH',
-]);
-
-/** Whether a (wrapped) kafkajs error is, or was caused by, a sequence error. */
-export function isSequenceError(err: unknown, depth = 0): boolean {
-  if (typeof err !== 'object' || err === null || depth > 8) return false;
-  const e = err as { type?: unknown; cause?: unknown; errors?: unknown };
-  if (typeof e.type === 'string' && SEQUENCE_ERRORS.has(e.type)) return true;
-  if (Array.isArray(e.errors) && e.errors.some((x) => isSequenceError(x, depth + 1))) return true;
-  return isSequenceError(e.cause, depth + 1);
 }

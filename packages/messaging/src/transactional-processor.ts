@@ -292,7 +292,14 @@ export class TransactionalProcessor<T> {
           !committing &&
           (err as { type?: string }).type === 'CONCURRENT_TRANSACTIONS' &&
           attempt < CONCURRENT_TRANSACTION_ATTEMPTS;
-        if (!retry) throw err;
+        if (!retry) {
+          // kafkajs took the sequence numbers of a failed produce back although the broker may have stored
+          // it (in this transaction, now aborted); the broker would take the next transaction's batch of the
+          // same size for a repeat and acknowledge it without storing it. A new producer (same
+          // transactional id) bumps the epoch and numbers from zero (decision 0044).
+          await this.dropProducer(partition, producer);
+          throw err;
+        }
         await new Promise((r) => setTimeout(r, 5 * attempt));
       }
     }
@@ -319,6 +326,12 @@ export class TransactionalProcessor<T> {
     this.running = false;
     await this.consumer.disconnect().catch(() => undefined);
     await this.dropProducers();
+  }
+
+  /** Drops a partition's producer (if it is still that one); its next batch connects a new one. */
+  private async dropProducer(partition: number, producer: Producer): Promise<void> {
+    if (this.producers.get(partition) === producer) this.producers.delete(partition);
+    await producer.disconnect().catch(() => undefined);
   }
 
   private async dropProducers(): Promise<void> {

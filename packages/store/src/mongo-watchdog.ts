@@ -31,7 +31,7 @@ async function storeReachable(settings: MongoSettings): Promise<boolean> {
 
 /**
  * Watches a service's MongoDB client and reconnects it when it does not recover by itself after an
- * outage. Every long-running service starts one beside its client (`watchMongo`).
+ * outage. Every long-running service starts one beside its client (`ServiceHost.connectStore`).
  *
  * The driver (mongodb 6.21) can lose its server monitor for good: a `hello` that starts on a connection
  * just as the server closes it never settles when the close lands between the write and the read
@@ -101,13 +101,4 @@ export class MongoWatchdog {
     if (this.timer) clearInterval(this.timer);
     await this.reconnecting;
   }
-}
-
-/** Starts a watchdog on a service's client with the default timings (ping every 5 s, stuck after 30 s). */
-export function watchMongo(
-  mongo: { client: MongoClient; db: Db },
-  settings: MongoSettings,
-  logger: Logger,
-): MongoWatchdog {
-  return new MongoWatchdog({ ...mongo, settings, logger });
 }

@@ -5,3 +5,4 @@ export * from './stack-env';
 export * from './tcp-proxy';
 export * from './scratch-schemas';
 export * from './memory-logger';
+export * from './kafka-answer-proxy';

@@ -67,7 +67,7 @@ export function buildIngress(
   });
   new Gauge({
     name: 'kafka_producers_replaced',
-    help: 'Kafka producers the publisher replaced after a sequence error since start (decision 0041)',
+    help: 'Kafka producers the publisher retired after a failed or abandoned send since start (decision 0044)',
     registers: [metrics],
     collect() {
       this.set(publisher?.replacedProducers() ?? 0);

@@ -120,7 +120,9 @@ export function buildScreeningService(
         // Listen first, unready, so probes get answers while the lists load.
         const api = await host.listen(http);
         if (config.PRIVACY_KEK_FILE) {
-          const store = await host.connectStore({ watch: false });
+          // Watched (a client stuck after a store outage is reconnected: the data-key reads need it), but
+          // not a readiness check: searches answer from memory while the store is down.
+          const store = await host.connectStore({ readiness: false });
           privacy = CustomerPrivacy.fromConfig(config, store.ownDb('keys'), config.PRIVACY_REQUIRED);
         } else {
           if (config.PRIVACY_REQUIRED) throw new PrivacyKeysMissingError();

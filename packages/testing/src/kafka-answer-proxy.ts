@@ -1,0 +1,93 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import type { ISocketFactory } from 'kafkajs';
+
+/** Kafka's Produce request (api key 0). */
+const PRODUCE = 0;
+
+/**
+ * Splits a byte stream into Kafka frames (a 4-byte big-endian size, then that many bytes) and hands each
+ * whole frame on.
+ */
+class FrameReader {
+  private buffered: Buffer = Buffer.alloc(0);
+
+  constructor(private readonly onFrame: (frame: Buffer) => void) {}
+
+  push(chunk: Buffer): void {
+    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+    while (this.buffered.length >= 4) {
+      const size = this.buffered.readInt32BE(0);
+      if (this.buffered.length < 4 + size) return;
+      this.onFrame(this.buffered.subarray(0, 4 + size));
+      this.buffered = this.buffered.subarray(4 + size);
+    }
+  }
+}
+
+/**
+ * A loopback proxy in front of a real Kafka broker that can lose the broker's answers to Produce
+ * requests while every request still reaches the broker: what a client sees when the broker appends a
+ * batch and then stops, is killed, or answers after the request timed out. Every other answer (metadata,
+ * transactions, fetches, heartbeats) passes, so only the produce outcome is unknown to the client.
+ *
+ * It reads the Kafka framing (size, then for a request: api key, api version, correlation id; for an
+ * answer: correlation id) to know which answers belong to Produce requests. A client reaches every
+ * broker through it with `socketFactory()` (whatever addresses the broker advertises).
+ */
+export class KafkaAnswerProxy {
+  /** While true, the answers to Produce requests are dropped. */
+  dropProduceAnswers = false;
+  /** Produce answers dropped so far. */
+  dropped = 0;
+  private server: Server | undefined;
+  private port = 0;
+  private readonly sockets = new Set<Socket>();
+
+  constructor(
+    private readonly brokerHost: string,
+    private readonly brokerPort: number,
+  ) {}
+
+  async start(): Promise<void> {
+    this.server = createServer((client) => {
+      const upstream = connect(this.brokerPort, this.brokerHost);
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      /** Correlation ids of this connection's Produce requests still awaiting their answer. */
+      const produces = new Set<number>();
+      const requests = new FrameReader((frame) => {
+        if (frame.length >= 12 && frame.readInt16BE(4) === PRODUCE) produces.add(frame.readInt32BE(8));
+        upstream.write(frame);
+      });
+      const answers = new FrameReader((frame) => {
+        const correlationId = frame.readInt32BE(4);
+        if (produces.delete(correlationId) && this.dropProduceAnswers) {
+          this.dropped += 1;
+          return;
+        }
+        client.write(frame);
+      });
+      client.on('data', (chunk: Buffer) => requests.push(chunk));
+      upstream.on('data', (chunk: Buffer) => answers.push(chunk));
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+
+  /** For `new Kafka({ socketFactory })`: every connection of the client goes through the proxy. */
+  socketFactory(): ISocketFactory {
+    return ({ onConnect }) => connect(this.port, '127.0.0.1', onConnect);
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
