@@ -539,6 +539,43 @@ describe('evolve', () => {
     expect(state.exists).toBe(true);
     expect(Object.keys(state.pendingEvaluations)).toHaveLength(1);
   });
+
+  it('keeps the latest assessment without its explanation: the event keeps it, the state (and its snapshots) do not', () => {
+    const evaluate = importCmd({ sourceOfRiskLevel: 'EVALUATE', riskLevel: undefined });
+    const explanation = { factors: [{ name: 'country', weight: 2, contribution: 10 }] };
+    const assessed = cmd('RecordRiskAssessment', {
+      requestId: `${evaluate.commandId}:eval`,
+      assessment: {
+        source: 'EVALUATE',
+        level: 'MEDIUM',
+        score: 42,
+        matrixId: 'm',
+        matrixVersion: 1,
+        explanation,
+      } as never,
+    });
+    const events = history(evaluate, assessed);
+    expect(events.at(-1)).toMatchObject({ type: 'RiskAssessed', data: { assessment: { explanation } } });
+    const state = events.reduce(evolve, initialState());
+    expect(state.assessment).toEqual({
+      source: 'EVALUATE',
+      level: 'MEDIUM',
+      score: 42,
+      matrixId: 'm',
+      matrixVersion: 1,
+    });
+    // What the decider decides on is all there: a re-evaluation with the same answer is not news.
+    const re = cmd('RequestReevaluation', { reason: 'MATRIX_ACTIVATED' });
+    spec
+      .given(history(evaluate, assessed, re))
+      .when(
+        cmd('RecordRiskAssessment', {
+          requestId: `${re.commandId}:eval`,
+          assessment: assessed.data.assessment,
+        }),
+      )
+      .thenNothing();
+  });
 });
 
 /**

@@ -17,7 +17,12 @@ export interface CustomerState {
   status?: CustomerStatus;
   sourceOfRiskLevel?: 'EVALUATE' | 'IMPORT';
   listPurpose?: 'WHITE' | 'BLACK';
-  assessment?: AssessmentData;
+  /**
+   * The latest assessment without its explanation: the decider decides on level, score, matrix version,
+   * source and override. The explanation (every factor with its inputs: about 5 KB) stays in the
+   * RiskAssessed event and the read models, not in the state or its snapshots (decision 0045).
+   */
+  assessment?: Omit<AssessmentData, 'explanation'>;
   override?: { level: RiskLevel; reason: string; expiresAt?: string; setBy: string };
   /** Open requests to reactors, so a late or repeated answer is recognised. */
   pendingEvaluations: Record<string, string>;
@@ -128,7 +133,8 @@ export function evolve(state: CustomerState, event: CustomerEvent): CustomerStat
     case 'RiskAssessed': {
       const pending = { ...s.pendingEvaluations };
       if (event.data.requestId) delete pending[event.data.requestId];
-      return { ...s, assessment: event.data.assessment, pendingEvaluations: pending };
+      const { explanation: _explanation, ...assessment } = event.data.assessment;
+      return { ...s, assessment, pendingEvaluations: pending };
     }
     case 'RiskOverrideSet':
       return { ...s, override: { ...event.data } };
