@@ -305,6 +305,57 @@ describe('personal data: crypto-shredding end to end', () => {
     expectNowhere(logsOfNamespace(), secret, 'logs');
   });
 
+  it('a callback sent again after the erasure carries no personal data, although the callback service had the key cached', async () => {
+    const pii = person();
+    const extId = uniqueId('priv-cb');
+    await importAndSettle(record(extId, pii), (c) => c.screening?.SANCTIONS !== undefined);
+    await importAndSettle(
+      record(extId, pii, { action: 'UPDATE', customerStatus: 'CLOSED', closingDate: '2019-03-01' }),
+      (c) => c.status === 'CLOSED',
+    );
+    // The callback service decrypted this customer's record for a delivery: its key is in its cache.
+    const plain = await eventually(
+      async () =>
+        receiver.accepted.find(
+          (c) => c.headers['ce-subject'] === extId && c.body.toString('utf8').includes(pii.firstName),
+        ),
+      60000,
+      'a callback with the record',
+    );
+    expect((await erase(extId, noOverride)).status).toBe(202);
+    // The callback service has consumed the erasure: it called the institution back about it.
+    await eventually(
+      async () =>
+        receiver.accepted.some(
+          (c) =>
+            c.headers['ce-type'] === 'com.crs.customer.personal-data.erased' &&
+            c.headers['ce-subject'] === extId,
+        ) || undefined,
+      60000,
+      'erasure callback',
+    );
+    const seen = receiver.accepted.length;
+    const res = await cluster.fetch('/api/callbacks/redeliver', {
+      method: 'POST',
+      token,
+      body: JSON.stringify({
+        businessUnit: 'DEMO',
+        communicationNumber: plain.headers['ce-source'],
+        eventIds: [plain.headers['ce-id']],
+      }),
+    });
+    expect(res.status).toBe(202);
+    const again = await eventually(
+      async () => receiver.accepted.slice(seen).find((c) => c.headers['ce-id'] === plain.headers['ce-id']),
+      60000,
+      'the redelivered callback',
+    );
+    const body = again.body.toString('utf8');
+    expect(body).not.toContain(pii.firstName);
+    expect(body).not.toContain(pii.nationalCode);
+    expect(JSON.parse(body)).toMatchObject({ personalDataErased: true });
+  });
+
   it('erases while a hold applies only with the override scope, and records the override', async () => {
     const pii = person();
     const extId = uniqueId('priv');

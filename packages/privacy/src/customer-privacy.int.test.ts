@@ -68,4 +68,36 @@ describe('CustomerPrivacy.erased (a recorded erasure wins over a cached key)', (
     // The cached key is gone too: a plain decrypt now finds no key either.
     expect((await privacy.decrypt(streamId, stored!)).record.firstName).toBeNull();
   });
+
+  it('after an erasure seen in the log, decrypts nothing of that key generation, whatever is still cached or stored; a new relationship decrypts', async () => {
+    // The callback service's path: it consumes PersonalDataErased before the projector has deleted the key.
+    const keks = KeyEncryptionKeys.fromDocument(KeyEncryptionKeys.generateDocument('kek-1'));
+    const privacy = CustomerPrivacy.withKeys(new DataKeyStore({ db, keks, cache: { ttlMs: 600_000 } }));
+    const streamId = streamKey('DEMO', 'C-NOTED');
+    const plain = { customerExtId: 'C-NOTED', firstName: 'Jonas', citizenshipCountry: 'LT' };
+    const [stored] = await privacy.encryptCustomers([{ streamId, customer: plain }]);
+    const [hit] = await privacy.encryptHits(streamId, [{ entryId: 'E-2', matchedName: 'Jonas', score: 0.8 }]);
+    expect((await privacy.decrypt(streamId, stored!)).record).toEqual(plain);
+    const first = (await new DataKeyStore({ db, keks }).currentKey(streamId))!.keyId;
+
+    privacy.noteErasure(streamId, first);
+    // The key is still in the store and was cached here: neither is used for that generation.
+    expect(await new DataKeyStore({ db, keks }).currentKey(streamId)).toBeDefined();
+    expect(await privacy.revealEventData(streamId, { customer: stored, hits: [hit] })).toEqual({
+      erased: true,
+      data: {
+        customer: { customerExtId: 'C-NOTED', firstName: null, citizenshipCountry: 'LT' },
+        hits: [{ entryId: 'E-2', matchedName: null, score: 0.8 }],
+      },
+    });
+
+    // The projector deletes the key; the customer is imported again: a new key generation, readable.
+    await new DataKeyStore({ db, keks }).erase(streamId);
+    const again = { customerExtId: 'C-NOTED', firstName: 'Jonas', citizenshipCountry: 'LV' };
+    const [restored] = await CustomerPrivacy.withKeys(new DataKeyStore({ db, keks })).encryptCustomers([
+      { streamId, customer: again },
+    ]);
+    expect((await privacy.decrypt(streamId, restored!)).record).toEqual(again);
+    expect((await privacy.decrypt(streamId, stored!)).record.firstName).toBeNull();
+  });
 });

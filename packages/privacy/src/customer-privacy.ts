@@ -7,6 +7,7 @@ import {
   type DecryptedRecord,
 } from './personal-data';
 import { DataKeyStore } from './data-key-store';
+import type { DataKey } from './field-cipher';
 import { KeyEncryptionKeys } from './key-encryption-keys';
 import { CustomerPersonalFields, ScreeningHitPersonalFields } from './personal-fields';
 
@@ -26,6 +27,9 @@ export class PrivacyKeysMissingError extends CodedError {
 /** A screening hit, as far as privacy is concerned (ScreeningHitData of @crs/contracts). */
 type Hit = object;
 
+/** Erasures a process remembers having seen in the log (`noteErasure`), the oldest forgotten first. */
+const MAX_SEEN_ERASURES = 100_000;
+
 /** What a hit list looks like after decryption: erased values null, `erased` when any was. */
 export interface DecryptedHits<H> {
   hits: H[];
@@ -39,6 +43,9 @@ export interface DecryptedHits<H> {
  * (`PRIVACY_KEK_FILE` unset) it passes records through and refuses to read encrypted ones.
  */
 export class CustomerPrivacy {
+  /** Erasures seen in the log: stream → the erased key generation (null: whatever key it had then). */
+  private readonly seenErasures = new Map<string, string | null>();
+
   private constructor(readonly store: DataKeyStore | undefined) {}
 
   /** Encrypting and decrypting with keys in `db` (the `keys` owner database). */
@@ -110,8 +117,34 @@ export class CustomerPrivacy {
    */
   async decrypt<T>(streamId: string, record: T): Promise<DecryptedRecord<T>> {
     if (!containsEncrypted(record)) return { record, erased: false, erasedPaths: [], invalidPaths: [] };
+    return decryptFieldsWith(await this.usableKey(streamId), streamId, record);
+  }
+
+  /**
+   * A consumer of the customer events met the customer's PersonalDataErased (`keyId`: the key generation
+   * it erased): from now on this process decrypts no value of that generation, whether or not the key is
+   * still cached here or still in the store (the projector deletes it when it gets to the event). A
+   * later relationship's key (a new generation) still decrypts. Forgets the cached key too.
+   */
+  noteErasure(streamId: string, keyId: string | undefined): void {
+    this.forget(streamId);
+    this.seenErasures.delete(streamId);
+    this.seenErasures.set(streamId, keyId ?? null);
+    if (this.seenErasures.size > MAX_SEEN_ERASURES) {
+      this.seenErasures.delete(this.seenErasures.keys().next().value!);
+    }
+  }
+
+  /** The customer's current key, unless an erasure of that generation was seen (`noteErasure`). */
+  private async usableKey(streamId: string): Promise<DataKey | undefined> {
     if (!this.store) throw new PrivacyKeysMissingError();
-    return decryptFieldsWith(await this.store.currentKey(streamId), streamId, record);
+    const key = await this.store.currentKey(streamId);
+    if (key === undefined || !this.seenErasures.has(streamId)) return key;
+    const erased = this.seenErasures.get(streamId);
+    if (erased !== null && erased !== key.keyId) return key;
+    // Not kept: the next read goes to the store, where a new relationship's key shows up.
+    this.forget(streamId);
+    return undefined;
   }
 
   /**
@@ -128,15 +161,7 @@ export class CustomerPrivacy {
   /** Decrypts each hit of a customer (each hit is its own root, as it was encrypted). */
   async decryptHits<H>(streamId: string, hits: readonly H[]): Promise<DecryptedHits<H>> {
     if (!containsEncrypted(hits)) return { hits: [...hits], erased: false };
-    if (!this.store) throw new PrivacyKeysMissingError();
-    const key = await this.store.currentKey(streamId);
-    let erased = false;
-    const out = hits.map((h) => {
-      const d = decryptFieldsWith(key, streamId, h);
-      erased ||= d.erased;
-      return d.record;
-    });
-    return { hits: out, erased };
+    return hitsWith(await this.usableKey(streamId), streamId, hits);
   }
 
   /**
@@ -171,13 +196,8 @@ export class CustomerPrivacy {
 
   /** Hits of a customer whose erasure is recorded: every encrypted value null (see `erased`). */
   private erasedHits<H>(streamId: string, hits: readonly H[]): DecryptedHits<H> {
-    let erased = false;
-    const out = hits.map((h) => {
-      const d = this.erased(streamId, h);
-      erased ||= d.erased;
-      return d.record;
-    });
-    return { hits: out, erased };
+    this.forget(streamId);
+    return hitsWith(undefined, streamId, hits);
   }
 
   /** Forgets this process's cached key of a customer (after asking for its erasure). */
@@ -194,4 +214,15 @@ export class CustomerPrivacy {
     if (keyId === undefined) return this.store.erase(streamId);
     return this.store.eraseGeneration(streamId, keyId);
   }
+}
+
+/** Each hit decrypted with `key` (each hit is its own root, as it was encrypted); no key: all erased. */
+function hitsWith<H>(key: DataKey | undefined, streamId: string, hits: readonly H[]): DecryptedHits<H> {
+  let erased = false;
+  const out = hits.map((h) => {
+    const d = decryptFieldsWith(key, streamId, h);
+    erased ||= d.erased;
+    return d.record;
+  });
+  return { hits: out, erased };
 }

@@ -134,6 +134,11 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
             const deliveries = [];
             const offsets: number[] = [];
             for (const m of messages) {
+              // docs/privacy.md: from the erasure on, nothing of that key generation is decrypted for a
+              // callback (queued retries included), even with the key still cached here or not yet
+              // deleted by the projector.
+              if (m.value.type === 'PersonalDataErased')
+                privacy.noteErasure(m.value.streamId, m.value.data.keyId);
               for (const d of deliveriesOf([m.value], routing, now)) {
                 deliveries.push(d);
                 offsets.push(Number(m.offset));
