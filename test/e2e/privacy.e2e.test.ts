@@ -65,6 +65,19 @@ describe('personal data: crypto-shredding end to end', () => {
       ...extra,
     });
 
+  /** Until the institution got the callback about the customer's erasure. */
+  const erasureCalledBack = (extId: string) =>
+    eventually(
+      async () =>
+        receiver.accepted.some(
+          (c) =>
+            c.headers['ce-type'] === 'com.crs.customer.personal-data.erased' &&
+            c.headers['ce-subject'] === extId,
+        ) || undefined,
+      60000,
+      'erasure callback',
+    );
+
   /** Until the projector has deleted the customer's data key. */
   const keyDeleted = async (extId: string) => {
     const keys = await cluster.ownDb('keys');
@@ -282,16 +295,7 @@ describe('personal data: crypto-shredding end to end', () => {
     expect(requested?.data).toMatchObject({ personalDataErased: true, customer: { firstName: null } });
 
     // The institution is called back about the erasure.
-    await eventually(
-      async () =>
-        receiver.received.some(
-          (c) =>
-            c.headers['ce-type'] === 'com.crs.customer.personal-data.erased' &&
-            c.headers['ce-subject'] === extId,
-        ) || undefined,
-      60000,
-      'erasure callback',
-    );
+    await erasureCalledBack(extId);
 
     // No plaintext of the customer anywhere: topics (events, commands, snapshots), every collection, logs.
     const secret = {
@@ -324,16 +328,7 @@ describe('personal data: crypto-shredding end to end', () => {
     );
     expect((await erase(extId, noOverride)).status).toBe(202);
     // The callback service has consumed the erasure: it called the institution back about it.
-    await eventually(
-      async () =>
-        receiver.accepted.some(
-          (c) =>
-            c.headers['ce-type'] === 'com.crs.customer.personal-data.erased' &&
-            c.headers['ce-subject'] === extId,
-        ) || undefined,
-      60000,
-      'erasure callback',
-    );
+    await erasureCalledBack(extId);
     const seen = receiver.accepted.length;
     const res = await cluster.fetch('/api/callbacks/redeliver', {
       method: 'POST',

@@ -118,7 +118,17 @@ describe('kafkajs patch: coordinators kept across transactions', () => {
     expect(concurrent.every((l) => l.level === 20)).toBe(true);
     expect(count('Produce')).toBe(txns);
     expect(count('EndTxn')).toBe(txns);
-    const [offsets] = await admin.fetchOffsets({ groupId: `${group}-b2b`, topics: [topic] });
-    expect(offsets!.partitions.find((p) => p.partition === 1)?.offset).toBe(String(txns - 1));
+    // The commit returns once the coordinator has prepared it; the offsets become visible when it has
+    // written the markers, an instant later: wait (bounded) for the last transaction's offset.
+    const committedOffset = async () => {
+      const [offsets] = await admin.fetchOffsets({ groupId: `${group}-b2b`, topics: [topic] });
+      return offsets!.partitions.find((p) => p.partition === 1)?.offset;
+    };
+    let offset = await committedOffset();
+    for (const until = Date.now() + 10000; offset !== String(txns - 1) && Date.now() < until; ) {
+      await new Promise((r) => setTimeout(r, 100));
+      offset = await committedOffset();
+    }
+    expect(offset).toBe(String(txns - 1));
   }, 120000);
 });

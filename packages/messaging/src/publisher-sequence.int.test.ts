@@ -52,6 +52,23 @@ describe('DurablePublisher after a stored batch whose answer was lost', () => {
 
   const message = (n: number) => ({ topic, key: 'k', type: 'Seq', value: { n } });
 
+  /** Every `n` in the topic, read from the beginning until `last` shows up (or 30 s passed). */
+  const readUntil = async (reader: string, last: number): Promise<number[]> => {
+    const seen: number[] = [];
+    const consumer = kafka.consumer({ groupId: `crs-test.publisher-seq-${reader}-${run}` });
+    await consumer.connect();
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message: m }) => {
+        seen.push((await serde.decode<{ n: number }>(m.value!)).n);
+      },
+    });
+    const deadline = Date.now() + 30000;
+    while (!seen.includes(last) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await consumer.disconnect();
+    return seen;
+  };
+
   it('publishes through a new producer after a failed batch, so nothing is refused for ever; nothing acknowledged is missing', async () => {
     // An ack timeout longer than kafkajs's own retries (3 requests of 1.5 s): the call fails when kafkajs
     // has given the batch up, not before.
@@ -67,19 +84,7 @@ describe('DurablePublisher after a stored batch whose answer was lost', () => {
     expect(publisher.replacedProducers()).toBe(1);
     await publisher.publish([message(5)]);
 
-    const seen: number[] = [];
-    const consumer = kafka.consumer({ groupId: `crs-test.publisher-seq-reader-${run}` });
-    await consumer.connect();
-    await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ message: m }) => {
-        seen.push((await serde.decode<{ n: number }>(m.value!)).n);
-      },
-    });
-    const deadline = Date.now() + 30000;
-    while (!(seen.includes(1) && seen.includes(4) && seen.includes(5)) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 100));
-    await consumer.disconnect();
+    const seen = await readUntil('reader', 5);
     // Every acknowledged message is there; 2 and 3 were stored although their call failed (the case the
     // decider recognises when the client retries).
     expect(seen).toEqual(expect.arrayContaining([1, 2, 3, 4, 5]));
@@ -102,18 +107,7 @@ describe('DurablePublisher after a stored batch whose answer was lost', () => {
       proxy.dropProduceAnswers = false;
       await second.disconnect().catch(() => undefined);
     }
-    const seen: number[] = [];
-    const consumer = kafka.consumer({ groupId: `crs-test.publisher-seq-reader2-${run}` });
-    await consumer.connect();
-    await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ message: m }) => {
-        seen.push((await serde.decode<{ n: number }>(m.value!)).n);
-      },
-    });
-    const deadline = Date.now() + 30000;
-    while (!seen.includes(16) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    await consumer.disconnect();
+    const seen = await readUntil('reader2', 16);
     // 14 and 15 were acknowledged: they are in the log.
     expect(seen).toEqual(expect.arrayContaining([11, 14, 15, 16]));
   }, 60000);

@@ -1,6 +1,7 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { ISocketFactory } from 'kafkajs';
+import { connectUpstream } from './tcp-proxy';
 
 /** Kafka's Produce request (api key 0). */
 const PRODUCE = 0;
@@ -51,15 +52,7 @@ export class KafkaAnswerProxy {
 
   async start(): Promise<void> {
     this.server = createServer((client) => {
-      const upstream = connect(this.brokerPort, this.brokerHost);
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-        s.on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
+      const upstream = connectUpstream(client, this.brokerPort, this.brokerHost, this.sockets);
       /** Correlation ids of this connection's Produce requests still awaiting their answer. */
       const produces = new Set<number>();
       const requests = new FrameReader((frame) => {

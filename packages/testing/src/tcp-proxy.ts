@@ -24,15 +24,7 @@ export class TcpProxy {
         client.destroy();
         return;
       }
-      const upstream = connect(this.targetPort, this.targetHost);
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-        s.on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
+      const upstream = connectUpstream(client, this.targetPort, this.targetHost, this.sockets);
       client.pipe(upstream).pipe(client);
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -52,4 +44,21 @@ export class TcpProxy {
     this.cut();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
+}
+
+/**
+ * The upstream side of a proxied connection: both sockets tracked in `sockets` while open, and an error
+ * on either side ends both.
+ */
+export function connectUpstream(client: Socket, port: number, host: string, sockets: Set<Socket>): Socket {
+  const upstream = connect(port, host);
+  for (const s of [client, upstream]) {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    s.on('error', () => {
+      client.destroy();
+      upstream.destroy();
+    });
+  }
+  return upstream;
 }
