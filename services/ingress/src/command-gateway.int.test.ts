@@ -235,6 +235,24 @@ describe('CommandGateway: reservations of failed requests', () => {
     expect(await reservation('comm-now')).toBeNull();
   });
 
+  it("a client retrying through the outage: the first failed attempt's reservation is still released, not forgotten behind the second", async () => {
+    // Found by the long fault suite's database outage: ten imports refused with O001 after their retries.
+    const g = await gateway(`crs-it-gw-${run}.missing`, 600000);
+    await failWithStoreDown(g, 'comm-twice');
+    const first = (await reservation('comm-twice'))?.commandId;
+    expect(first).toBeDefined();
+    // The client retries while the store is still unreachable: that attempt fails too, its release too.
+    await expect(g.submit([item('comm-twice')])).rejects.toThrow();
+    expect(g.unreleasedCount()).toBe(2);
+    proxy.restore();
+    expect((await reservation('comm-twice'))?.commandId).toBe(first);
+
+    // The next retry releases the first attempt's reservation and gets to the broker (a 503 here, not O001).
+    await expect(g.submit([item('comm-twice')])).rejects.toBeInstanceOf(BrokerUnavailableError);
+    expect(g.unreleasedCount()).toBe(0);
+    expect(await reservation('comm-twice')).toBeNull();
+  });
+
   it('never releases a reservation that another attempt holds', async () => {
     const g = await gateway(`crs-it-gw-${run}.missing`, 300);
     await failWithStoreDown(g, 'comm-taken');

@@ -90,7 +90,7 @@ export class GroupReserver {
     return Promise.all(
       items.map(async (item, i) => {
         const doc = held.get(keys[i]!);
-        if (doc === undefined || this.releases.waiting(keys[i]!) === doc.commandId) return false;
+        if (doc === undefined || this.releases.isWaiting(keys[i]!, doc.commandId)) return false;
         return !(await this.isOrphan(doc, item.customerExtId));
       }),
     );

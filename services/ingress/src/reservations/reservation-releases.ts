@@ -17,8 +17,12 @@ export interface HeldReservation {
  * is deleted (read by `_id`, then deleted by `_id`: docs/decisions/0008).
  */
 export class ReservationReleases {
-  /** Reservations this process must still release: key → the commandId of the failed attempt. */
-  private readonly unreleased = new Map<string, string>();
+  /**
+   * Reservations this process must still release: key → the commandIds of the failed attempts. Several
+   * attempts of one key can fail while the store is down (a client retrying through an outage); the
+   * reservation in the store is the first one's whose insert arrived, not necessarily the last one's.
+   */
+  private readonly unreleased = new Map<string, Set<string>>();
   private readonly retry: BackgroundRetry;
 
   constructor(
@@ -30,14 +34,16 @@ export class ReservationReleases {
     this.retry = new BackgroundRetry(() => this.retryReleases(), retryMs, retryMaxMs);
   }
 
-  /** Reservations whose release failed and is still being retried. */
+  /** Failed attempts whose reservation release is still being retried. */
   count(): number {
-    return this.unreleased.size;
+    let n = 0;
+    for (const ids of this.unreleased.values()) n += ids.size;
+    return n;
   }
 
-  /** The commandId of the failed attempt whose reservation of `key` still waits for its release. */
-  waiting(key: string): string | undefined {
-    return this.unreleased.get(key);
+  /** Whether the reservation `commandId` made of `key` belongs to a failed attempt waiting for its release. */
+  isWaiting(key: string, commandId: string): boolean {
+    return this.unreleased.get(key)?.has(commandId) ?? false;
   }
 
   close(): void {
@@ -47,41 +53,54 @@ export class ReservationReleases {
   async release(held: HeldReservation[]): Promise<void> {
     for (const { key, commandId } of held) {
       try {
-        await this.releaseOne(key, commandId);
+        await this.releaseOne(key, [commandId]);
       } catch (err) {
-        this.unreleased.set(key, commandId);
-        this.onReleaseFailed?.(err, this.unreleased.size);
+        const ids = this.unreleased.get(key) ?? new Set<string>();
+        ids.add(commandId);
+        this.unreleased.set(key, ids);
+        this.onReleaseFailed?.(err, this.count());
         this.retry.schedule();
       }
     }
   }
 
   /**
-   * Releases at once the reservation of `key` if it waits for its release (a retry met it); false when
-   * none waits. A store failure is thrown.
+   * Releases at once the reservation of `key` if a failed attempt's waits for its release (a retry met
+   * it); false when none waits. A store failure is thrown.
    */
   async releaseWaiting(key: string): Promise<boolean> {
     const stale = this.unreleased.get(key);
     if (stale === undefined) return false;
-    await this.releaseOne(key, stale);
-    this.unreleased.delete(key);
+    const ids = [...stale];
+    await this.releaseOne(key, ids);
+    this.forgetReleased(key, ids);
     return true;
   }
 
-  /** Deletes the reservation only if it is still this attempt's. */
-  private async releaseOne(key: string, commandId: string): Promise<void> {
+  /** Deletes the reservation only if one of these failed attempts holds it. */
+  private async releaseOne(key: string, commandIds: readonly string[]): Promise<void> {
     const doc = await this.reservations.findOne({ _id: key }, { projection: { commandId: 1 } });
     // The filter names the command too: another attempt may have taken the key over in between.
-    if (doc?.commandId === commandId) await this.reservations.deleteOne({ _id: key, commandId });
+    if (doc && commandIds.includes(doc.commandId)) {
+      await this.reservations.deleteOne({ _id: key, commandId: doc.commandId });
+    }
+  }
+
+  /** These attempts of `key` are released; attempts that failed meanwhile stay listed. */
+  private forgetReleased(key: string, commandIds: readonly string[]): void {
+    const ids = this.unreleased.get(key);
+    if (!ids) return;
+    for (const id of commandIds) ids.delete(id);
+    if (ids.size === 0) this.unreleased.delete(key);
   }
 
   private async retryReleases(): Promise<{ failed: boolean; more: boolean }> {
     let failed = false;
-    for (const [key, commandId] of [...this.unreleased]) {
+    for (const [key, pending] of [...this.unreleased]) {
+      const ids = [...pending];
       try {
-        await this.releaseOne(key, commandId);
-        // A concurrent retry may have released it and reserved the key anew in the meantime.
-        if (this.unreleased.get(key) === commandId) this.unreleased.delete(key);
+        await this.releaseOne(key, ids);
+        this.forgetReleased(key, ids);
       } catch {
         failed = true;
         break;
