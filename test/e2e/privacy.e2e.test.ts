@@ -244,7 +244,13 @@ describe('personal data: crypto-shredding end to end', () => {
     const after = await eventually(
       async () => {
         const v = await view(extId);
-        return v.body.personalDataErased === true && v.body.customer.firstName === null ? v : undefined;
+        // The projector deletes the key first (values read as erased at once), then records the erasure
+        // in the read model (personalDataErasedAt): wait for both.
+        return v.body.personalDataErased === true &&
+          v.body.customer.firstName === null &&
+          v.body.personalDataErasedAt !== undefined
+          ? v
+          : undefined;
       },
       60000,
       'erased view',
