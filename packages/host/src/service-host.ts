@@ -145,9 +145,10 @@ export class ServiceHost<C extends HostSettings = HostSettings> {
 
   /**
    * Connects the store (one client, `store_commands_total` in the metrics) and always watches it: a
-   * stuck client is reconnected (`MongoWatchdog`: pinged every 5 s, stuck after 30 s). Unless `readiness` is false, a `mongo` readiness check
-   * pings it too (a service whose HTTP answers do not need the store, like screening's search, leaves it
-   * out). The watchdog stops, then the client closes.
+   * stuck client is reconnected (`MongoWatchdog`: pinged every 5 s, stuck after 30 s). Unless
+   * `readiness` is false, a `mongo` readiness check pings it too (a service whose HTTP answers do not
+   * need the store, like screening's search, leaves it out). `watchdog` changes the timings (tests).
+   * The watchdog stops, then the client closes.
    */
   async connectStore(
     this: ServiceHost<C & MongoSettings>,

@@ -1,4 +1,4 @@
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka } from 'kafkajs';
 import { MessageSerde } from './serde';
 import { DurablePublisher } from './publisher';
 import { deleteSubjects, KafkaAnswerProxy, messagingSettingsFromEnv, recordSchema } from '@crs/testing';
@@ -17,18 +17,10 @@ describe('DurablePublisher after a stored batch whose answer was lost', () => {
   const topic = `crs-test.publisher-seq-${run}`;
   const subjects = [`crs.test.Seq${run}`];
   const settings = messagingSettingsFromEnv();
-  const [brokerHost, brokerPort] = settings.KAFKA_BROKERS.split(',')[0]!.split(':');
   const serde = new MessageSerde(settings);
   // Every produce reaches the broker; while `dropProduceAnswers` is set its answer does not come back.
-  const proxy = new KafkaAnswerProxy(brokerHost!, Number(brokerPort));
-  const kafka = new Kafka({
-    clientId: 'publisher-seq-test',
-    brokers: [`127.0.0.1:${brokerPort}`],
-    logLevel: logLevel.NOTHING,
-    requestTimeout: 1500,
-    retry: { initialRetryTime: 100, retries: 2, maxRetryTime: 500 },
-    socketFactory: proxy.socketFactory(),
-  });
+  const proxy = KafkaAnswerProxy.inFrontOf(settings.KAFKA_BROKERS);
+  const kafka = proxy.client('publisher-seq-test');
   const admin = new Kafka({ clientId: 'publisher-seq-admin', brokers: [settings.KAFKA_BROKERS] }).admin();
   let publisher: DurablePublisher | undefined;
 

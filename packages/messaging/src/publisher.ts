@@ -54,7 +54,6 @@ export class DurablePublisher {
   private connected = false;
   /** Producers retired after a failed or abandoned send (decision 0044): the ingress's `kafka_producers_replaced`. */
   private replaced = 0;
-  private readonly retired = new WeakSet<Producer>();
   private readonly queue: Waiter[] = [];
   private readonly flusher: GroupFlusher;
 
@@ -108,18 +107,12 @@ export class DurablePublisher {
    * disconnected once its last request has settled.
    */
   private retire(producer: Producer, inFlight: Promise<unknown>): void {
-    if (this.retired.has(producer)) return;
-    this.retired.add(producer);
-    if (producer === this.producer) {
-      this.replaced += 1;
-      this.producer = this.createProducer();
-      this.connected = false;
-    }
-    void inFlight
-      .then(
-        () => undefined,
-        () => undefined,
-      )
+    // Only the current producer is retired; a later call for one already retired finds it replaced.
+    if (producer !== this.producer) return;
+    this.replaced += 1;
+    this.producer = this.createProducer();
+    this.connected = false;
+    void Promise.allSettled([inFlight])
       .then(() => producer.disconnect())
       .catch(() => undefined);
   }

@@ -18,19 +18,11 @@ describe('transactional processor after a produce whose answer was lost', () => 
   const input = `crs-test.tp-seq-in-${run}`;
   const output = `crs-test.tp-seq-out-${run}`;
   const settings = messagingSettingsFromEnv();
-  const [brokerHost, brokerPort] = settings.KAFKA_BROKERS.split(',')[0]!.split(':');
   const serde = new MessageSerde(settings);
   const subject = `crs.test.TpSeq${run}`;
   const logger = createLogger('tp-seq-test', 'fatal');
-  const proxy = new KafkaAnswerProxy(brokerHost!, Number(brokerPort));
-  const viaProxy = new Kafka({
-    clientId: 'tp-seq-test',
-    brokers: [`127.0.0.1:${brokerPort}`],
-    logLevel: logLevel.NOTHING,
-    requestTimeout: 1500,
-    retry: { initialRetryTime: 100, retries: 2, maxRetryTime: 500 },
-    socketFactory: proxy.socketFactory(),
-  });
+  const proxy = KafkaAnswerProxy.inFrontOf(settings.KAFKA_BROKERS);
+  const viaProxy = proxy.client('tp-seq-test');
   const direct = new Kafka({
     clientId: 'tp-seq-direct',
     brokers: [settings.KAFKA_BROKERS],

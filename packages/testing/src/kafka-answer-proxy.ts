@@ -1,6 +1,6 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { ISocketFactory } from 'kafkajs';
+import { Kafka, logLevel, type ISocketFactory } from 'kafkajs';
 import { connectUpstream } from './tcp-proxy';
 
 /** Kafka's Produce request (api key 0). */
@@ -33,8 +33,8 @@ class FrameReader {
  * transactions, fetches, heartbeats) passes, so only the produce outcome is unknown to the client.
  *
  * It reads the Kafka framing (size, then for a request: api key, api version, correlation id; for an
- * answer: correlation id) to know which answers belong to Produce requests. A client reaches every
- * broker through it with `socketFactory()` (whatever addresses the broker advertises).
+ * answer: correlation id) to know which answers belong to Produce requests. `client()` gives a kafkajs
+ * client that reaches every broker through it (whatever addresses the broker advertises).
  */
 export class KafkaAnswerProxy {
   /** While true, the answers to Produce requests are dropped. */
@@ -49,6 +49,27 @@ export class KafkaAnswerProxy {
     private readonly brokerHost: string,
     private readonly brokerPort: number,
   ) {}
+
+  /** In front of the first broker of a bootstrap list (`host:port,...`). */
+  static inFrontOf(brokers: string): KafkaAnswerProxy {
+    const [host, port] = brokers.split(',')[0]!.split(':');
+    return new KafkaAnswerProxy(host!, Number(port));
+  }
+
+  /**
+   * A kafkajs client whose every connection goes through the proxy, with a short request timeout and few
+   * retries: a call whose answers are dropped fails within seconds.
+   */
+  client(clientId: string): Kafka {
+    return new Kafka({
+      clientId,
+      brokers: [`127.0.0.1:${this.brokerPort}`],
+      logLevel: logLevel.NOTHING,
+      requestTimeout: 1500,
+      retry: { initialRetryTime: 100, retries: 2, maxRetryTime: 500 },
+      socketFactory: this.socketFactory(),
+    });
+  }
 
   async start(): Promise<void> {
     this.server = createServer((client) => {
@@ -74,8 +95,8 @@ export class KafkaAnswerProxy {
     this.port = (this.server.address() as AddressInfo).port;
   }
 
-  /** For `new Kafka({ socketFactory })`: every connection of the client goes through the proxy. */
-  socketFactory(): ISocketFactory {
+  /** Every connection of a client made with it goes through the proxy. */
+  private socketFactory(): ISocketFactory {
     return ({ onConnect }) => connect(this.port, '127.0.0.1', onConnect);
   }
 

@@ -71,10 +71,21 @@ export class ReservationReleases {
   async releaseWaiting(key: string): Promise<boolean> {
     const stale = this.unreleased.get(key);
     if (stale === undefined) return false;
-    const ids = [...stale];
-    await this.releaseOne(key, ids);
-    this.forgetReleased(key, ids);
+    await this.releaseListed(key, stale);
     return true;
+  }
+
+  /**
+   * Releases the reservation of `key` if one of the listed failed attempts holds it, then takes those
+   * attempts off the list (attempts that failed meanwhile stay listed).
+   */
+  private async releaseListed(key: string, listed: ReadonlySet<string>): Promise<void> {
+    const ids = [...listed];
+    await this.releaseOne(key, ids);
+    const left = this.unreleased.get(key);
+    if (!left) return;
+    for (const id of ids) left.delete(id);
+    if (left.size === 0) this.unreleased.delete(key);
   }
 
   /** Deletes the reservation only if one of these failed attempts holds it. */
@@ -86,21 +97,11 @@ export class ReservationReleases {
     }
   }
 
-  /** These attempts of `key` are released; attempts that failed meanwhile stay listed. */
-  private forgetReleased(key: string, commandIds: readonly string[]): void {
-    const ids = this.unreleased.get(key);
-    if (!ids) return;
-    for (const id of commandIds) ids.delete(id);
-    if (ids.size === 0) this.unreleased.delete(key);
-  }
-
   private async retryReleases(): Promise<{ failed: boolean; more: boolean }> {
     let failed = false;
     for (const [key, pending] of [...this.unreleased]) {
-      const ids = [...pending];
       try {
-        await this.releaseOne(key, ids);
-        this.forgetReleased(key, ids);
+        await this.releaseListed(key, pending);
       } catch {
         failed = true;
         break;
