@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Db } from 'mongodb';
-import { ProjectionCatalog } from '@crs/store';
+import { ProjectionCatalog, readEventData } from '@crs/store';
 import { ROOT, TestCluster, TestReceiver, eventually, localToken, uniqueId } from '@crs/testing';
 
 const run = promisify(execFile);
@@ -189,6 +189,17 @@ describe('risk evaluation end to end', () => {
     });
     expect(typeof stored!.explanation).toBe('string');
     expect(JSON.parse(stored!.explanation as string)).toEqual(a.explanation);
+    // communication_events keeps each event's data as one JSON string (decision 0046).
+    const storedEvent = await (
+      await new ProjectionCatalog(db).collection('communication_events')
+    ).findOne({ communicationNumber: comm, type: 'RiskAssessed' });
+    expect(typeof storedEvent!.data).toBe('string');
+    expect(
+      (JSON.parse(storedEvent!.data as string) as { assessment: AssessmentView }).assessment,
+    ).toMatchObject({
+      level: a.level,
+      explanation: a.explanation,
+    });
     const pulled = (await (
       await cluster.fetch(`/api/integration-services/v1/communications-events/${comm}`, { token })
     ).json()) as { events: { type: string; data: { assessment?: AssessmentView } }[] };
@@ -233,7 +244,9 @@ describe('risk evaluation end to end', () => {
     const reasons = await (await new ProjectionCatalog(db).collection('communication_events'))
       .find({ customerExtId: plain, type: 'RiskEvaluationRequested' })
       .toArray();
-    expect(reasons.map((r) => (r.data as { reason: string }).reason)).toContain('MATRIX_ACTIVATED');
+    expect(reasons.map((r) => readEventData(r.type as string, r.data as string).reason)).toContain(
+      'MATRIX_ACTIVATED',
+    );
     expect((await view(org))!.latestAssessment).toMatchObject({
       matrixId: 'demo-organizations',
       matrixVersion: 1,
@@ -303,7 +316,9 @@ describe('risk evaluation end to end', () => {
     const requested = await (await new ProjectionCatalog(db).collection('communication_events'))
       .find({ customerExtId: extId, type: 'RiskEvaluationRequested' })
       .toArray();
-    expect(requested.map((r) => (r.data as { reason: string }).reason)).toContain('OVERRIDE_EXPIRED');
+    expect(requested.map((r) => readEventData(r.type as string, r.data as string).reason)).toContain(
+      'OVERRIDE_EXPIRED',
+    );
   });
 
   it('validates override requests and answers 404 for an unknown customer', async () => {

@@ -112,10 +112,11 @@ export interface CommunicationEventDoc extends HistoryKeys {
   occurredAt: string;
   streamVersion: number;
   /**
-   * The event's data; for CustomerCreated and CustomerUpdated a summary (channel, sourceOfRiskLevel,
-   * simplified, customerStatus): the record itself stays in the customer document.
+   * The event's data as one JSON string (decision 0046; `readEventData` turns it back, and takes the
+   * object of documents written before); for CustomerCreated and CustomerUpdated a summary (channel,
+   * sourceOfRiskLevel, simplified, customerStatus): the record itself stays in the customer document.
    */
-  data: Record<string, unknown>;
+  data: string | Record<string, unknown>;
 }
 
 /** The `operations` read model (the archive service's); `_id` is the stream id `<businessUnit>:<extId>`. */

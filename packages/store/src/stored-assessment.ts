@@ -39,10 +39,16 @@ export function readAssessment<T extends StoredAssessmentData>(
 }
 
 /**
- * The data of a `communication_events` document as the event carried it: a RiskAssessed event's
- * assessment is stored with its explanation as a string (`storeAssessment`).
+ * The data of a `communication_events` document as the event carried it. Stored as one JSON string
+ * since decision 0046; documents written before hold the object, a RiskAssessed event's assessment with
+ * its explanation as a string (decision 0043) or, older still, as the object.
  */
-export function readEventData(type: string, data: Record<string, unknown>): Record<string, unknown> {
+export function readEventData(
+  type: string,
+  stored: string | Record<string, unknown>,
+): Record<string, unknown> {
+  if (typeof stored === 'string') return JSON.parse(stored) as Record<string, unknown>;
+  const data = stored;
   if (type !== 'RiskAssessed' || typeof data.assessment !== 'object' || data.assessment === null) return data;
   return { ...data, assessment: readAssessment(data.assessment as StoredAssessmentData) };
 }

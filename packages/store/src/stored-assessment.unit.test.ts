@@ -25,7 +25,14 @@ describe('stored assessments (decision 0043)', () => {
     expect(readAssessment(imported)).toEqual(imported);
   });
 
-  it('reads the assessment of a stored RiskAssessed event, and leaves other events as they are', () => {
+  it('reads the data of an event stored as one JSON string (decision 0046) as the event carried it', () => {
+    const data = { requestId: 'r', assessment, previousLevel: null };
+    expect(readEventData('RiskAssessed', JSON.stringify(data))).toEqual(data);
+    const requested = { requestId: 'q', lists: ['SANCTIONS', 'PEP'], customer: { entityType: 'INDIVIDUAL' } };
+    expect(readEventData('ScreeningRequested', JSON.stringify(requested))).toEqual(requested);
+  });
+
+  it('reads the assessment of a RiskAssessed event stored before 0046, and leaves other events as they are', () => {
     const data = { requestId: 'r', assessment: storeAssessment(assessment), previousLevel: null };
     expect(readEventData('RiskAssessed', data)).toEqual({ requestId: 'r', assessment, previousLevel: null });
     const screening = { list: 'PEP', matched: false, hits: [], explanation: '{"kept":"as is"}' };

@@ -37,8 +37,15 @@ export interface ProjectionEffect {
   inserts: HistoryInsert[];
 }
 
-/** What the pull endpoint shows of an event: the customer record itself stays in the customer document. */
-function eventSummary(event: CustomerEvent): Record<string, unknown> {
+/**
+ * What the pull endpoint shows of an event, as stored: one JSON string (decision 0046). The customer
+ * record of CustomerCreated / CustomerUpdated stays in the customer document.
+ */
+function eventSummary(event: CustomerEvent): string {
+  return JSON.stringify(eventData(event));
+}
+
+function eventData(event: CustomerEvent): Record<string, unknown> {
   switch (event.type) {
     case 'CustomerCreated':
     case 'CustomerUpdated':
@@ -48,8 +55,6 @@ function eventSummary(event: CustomerEvent): Record<string, unknown> {
         simplified: event.data.simplified === true,
         customerStatus: event.data.customer.customerStatus ?? null,
       };
-    case 'RiskAssessed':
-      return { ...event.data, assessment: storeAssessment(event.data.assessment) };
     default:
       return event.data;
   }

@@ -116,7 +116,7 @@ describe('projectCustomerEvent: a risk assessment (decision 0043)', () => {
     },
   });
 
-  it('stores the explanation as one JSON string in the assessment, the customer document and the event', () => {
+  it('stores the explanation as one JSON string in the assessment and the customer document, the event data as one string', () => {
     const stored = JSON.stringify(explanation);
     expect(effect.customer.set).toMatchObject({
       riskLevel: 'LOW',
@@ -124,15 +124,19 @@ describe('projectCustomerEvent: a risk assessment (decision 0043)', () => {
     });
     const byName = Object.fromEntries(effect.inserts.map((i) => [i.projection, i.doc]));
     expect(byName.assessments).toMatchObject({ _id: 'e-3', level: 'LOW', explanation: stored });
-    expect(byName.communication_events).toMatchObject({
-      type: 'RiskAssessed',
-      data: { requestId: 'r-3', assessment: { level: 'LOW', explanation: stored }, previousLevel: null },
+    expect(byName.communication_events).toMatchObject({ type: 'RiskAssessed', streamVersion: 3 });
+    const data = (byName.communication_events as { data: unknown }).data;
+    expect(typeof data).toBe('string');
+    expect(JSON.parse(data as string)).toMatchObject({
+      requestId: 'r-3',
+      assessment: { level: 'LOW', explanation },
+      previousLevel: null,
     });
   });
 
   it('reads back as the event carried it', () => {
     const byName = Object.fromEntries(effect.inserts.map((i) => [i.projection, i.doc]));
-    const event = byName.communication_events as { type: string; data: Record<string, unknown> };
+    const event = byName.communication_events as { type: string; data: string };
     expect(readEventData(event.type, event.data)).toEqual({
       requestId: 'r-3',
       assessment: { source: 'EVALUATE', level: 'LOW', score: 12, matrixId: 'demo-persons', explanation },
