@@ -293,6 +293,96 @@ describe('screening end to end', () => {
     });
   });
 
+  it('a customer marked BLACK is on the internal list (encrypted record): another customer of that name matches INTERNAL_LIST, until it is marked WHITE', async () => {
+    // A name on no public list: letters from a fresh id.
+    const letters = (seed: string) =>
+      createHash('sha256')
+        .update(seed)
+        .digest()
+        .subarray(0, 7)
+        .reduce((name, b, i) => name + String.fromCharCode((i === 0 ? 65 : 97) + (b % 26)), '');
+    const firstName = letters(uniqueId('first'));
+    const lastName = letters(uniqueId('last'));
+    const black = uniqueId('black');
+    const blackRecord = (listPurpose: 'BLACK' | 'WHITE', action: 'CREATE' | 'UPDATE') =>
+      customer(black, uniqueId('comm'), {
+        action,
+        firstName,
+        lastName,
+        birthDate: '1975-04-12',
+        citizenshipCountry: 'LT',
+        listPurpose,
+        initializeScreeningProcesses: [],
+        listRelatedEntity: [],
+        listAddress: [
+          { addressType: 'RESIDENTIAL', city: 'Vilnius', country: 'LT', streetAddress: 'Main 1' },
+        ],
+      });
+    expect((await post('/core-ws-rest/customer', blackRecord('BLACK', 'CREATE'))).status).toBe(200);
+
+    const internalHits = async () => {
+      const res = await screeningApi(
+        `/api/screening/search?name=${encodeURIComponent(`${firstName} ${lastName}`)}&entityType=INDIVIDUAL&lists=INTERNAL_LIST`,
+      );
+      expect(res.status).toBe(200);
+      return (
+        (await res.json()) as { hits: { source: string; entryId: string; name: string }[] }
+      ).hits.filter((h) => h.source === 'INTERNAL_CUSTOMERS');
+    };
+    // The screening service folds the mark from the customer log (its own reader): the name is searchable.
+    const listed = await eventually(
+      async () => {
+        const hits = await internalHits();
+        return hits.length > 0 ? hits : undefined;
+      },
+      60000,
+      'BLACK customer on the internal list',
+    );
+    expect(listed).toEqual([
+      expect.objectContaining({ entryId: `DEMO:${black}`, name: `${firstName} ${lastName}` }),
+    ]);
+
+    // Another customer of that name, screened against INTERNAL_LIST, matches the BLACK customer.
+    const other = uniqueId('cust');
+    const comm = uniqueId('comm');
+    expect(
+      (
+        await post(
+          '/core-ws-rest/customer',
+          customer(other, comm, {
+            firstName,
+            lastName,
+            birthDate: '1975-04-12',
+            initializeScreeningProcesses: ['INTERNAL_LIST'],
+            listRelatedEntity: [],
+          }),
+        )
+      ).status,
+    ).toBe(200);
+    const internal = await eventually(
+      () => screeningOf(comm, 'INTERNAL_LIST'),
+      60000,
+      'INTERNAL_LIST screening',
+    );
+    expect(internal.matched).toBe(true);
+    expect(internal.hits).toEqual([
+      expect.objectContaining({
+        list: 'INTERNAL_LIST',
+        source: 'INTERNAL_CUSTOMERS',
+        entryId: `DEMO:${black}`,
+        subject: 'CUSTOMER',
+      }),
+    ]);
+
+    // Marked WHITE: off the internal list.
+    expect((await post('/core-ws-rest/customer', blackRecord('WHITE', 'UPDATE'))).status).toBe(200);
+    await eventually(
+      async () => ((await internalHits()).length === 0 ? true : undefined),
+      60000,
+      'WHITE customer off the internal list',
+    );
+  });
+
   it('a decision on a hit the customer never had is refused, and decisions need the screening:decide scope', async () => {
     const body = JSON.stringify({
       businessUnit: 'DEMO',

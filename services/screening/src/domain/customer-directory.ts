@@ -1,6 +1,6 @@
-import type { CustomerData, CustomerEvent, ScreeningHitData, ScreeningList } from '@crs/contracts/types';
+import type { CustomerEvent, ScreeningHitData, ScreeningList } from '@crs/contracts/types';
 import { normalizeCountries, type ListEntry } from '@crs/screening-core/matcher';
-import { screeningSubjects, type ScreeningSubject } from './screening-subjects';
+import { screenedFields, screeningSubjects, type ScreeningSubject } from './screening-subjects';
 
 /** What ongoing screening needs of a customer that asked for screening: whom to screen, against what, and the last result. */
 export interface ScreenedCustomer {
@@ -14,10 +14,16 @@ export interface ScreenedCustomer {
   lastHits: Partial<Record<ScreeningList, ScreeningHitData[]>>;
 }
 
+/**
+ * A customer with a list purpose. Customers without one are not kept (a directory of millions of customers
+ * would otherwise hold every record in memory); the record's screened fields (`screenedFields`) only while
+ * the purpose is BLACK: the record that makes a customer BLACK carries `listPurpose` itself (the decider
+ * records the purpose from an imported record), so it is always the one kept.
+ */
 interface InternalCandidate {
   businessUnit: string;
-  customer?: CustomerData;
-  purpose?: 'WHITE' | 'BLACK';
+  customer?: Record<string, unknown>;
+  purpose: 'WHITE' | 'BLACK';
 }
 
 /** Source of the INTERNAL_LIST entries derived from customers marked listPurpose BLACK. */
@@ -39,21 +45,24 @@ export class CustomerDirectory {
       case 'CustomerUpdated': {
         const prev = this.internal.get(event.streamId);
         const purpose = event.data.customer.listPurpose ?? prev?.purpose;
-        this.internal.set(event.streamId, {
-          businessUnit: event.businessUnit,
-          customer: event.data.customer,
-          ...(purpose ? { purpose } : {}),
-        });
+        if (!purpose) this.internal.delete(event.streamId);
+        else
+          this.internal.set(event.streamId, {
+            businessUnit: event.businessUnit,
+            purpose,
+            ...(purpose === 'BLACK' ? { customer: screenedFields(event.data.customer) } : {}),
+          });
         return this.bump(prev?.purpose === 'BLACK' || purpose === 'BLACK');
       }
       case 'InternalListPurposeRecorded': {
         const prev = this.internal.get(event.streamId);
+        const purpose = event.data.listPurpose;
         this.internal.set(event.streamId, {
           businessUnit: event.businessUnit,
-          ...prev,
-          purpose: event.data.listPurpose,
+          purpose,
+          ...(purpose === 'BLACK' && prev?.customer ? { customer: prev.customer } : {}),
         });
-        return this.bump(prev?.purpose !== event.data.listPurpose);
+        return this.bump(prev?.purpose !== purpose);
       }
       case 'ScreeningRequested': {
         const prev = this.screened.get(event.streamId);

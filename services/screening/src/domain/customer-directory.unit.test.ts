@@ -46,9 +46,44 @@ describe('CustomerDirectory', () => {
         birthDates: ['1980-01-01'],
       },
     ]);
-    expect(d.apply(event('InternalListPurposeRecorded', 'DEMO:B', { listPurpose: 'BLACK' }))).toBe(true);
+    // As the decider records it: the imported record carries the purpose, then the purpose event.
+    expect(
+      d.apply(event('CustomerUpdated', 'DEMO:B', person('Bob', 'Plain', { listPurpose: 'BLACK' }))),
+    ).toBe(true);
+    expect(d.apply(event('InternalListPurposeRecorded', 'DEMO:B', { listPurpose: 'BLACK' }))).toBe(false);
     expect(d.apply(event('InternalListPurposeRecorded', 'DEMO:A', { listPurpose: 'WHITE' }))).toBe(true);
     expect(d.internalEntries().map((e) => e.id)).toEqual(['DEMO:B']);
+    // An update without listPurpose keeps the purpose, and the entry follows the new record.
+    expect(d.apply(event('CustomerUpdated', 'DEMO:B', person('Bob', 'Renamed')))).toBe(true);
+    expect(d.internalEntries().map((e) => e.names)).toEqual([['Bob Renamed']]);
+  });
+
+  it('keeps nothing of customers without a list purpose, and only the screened fields of a BLACK one', () => {
+    const d = new CustomerDirectory();
+    for (let i = 0; i < 100; i++) d.apply(event('CustomerCreated', `DEMO:P${i}`, person('Pat', `Plain${i}`)));
+    const black = person('Ann', 'Black', {
+      listPurpose: 'BLACK',
+      birthDate: '1980-01-01',
+      citizenshipCountry: 'LT',
+      listAddress: [{ addressType: 'RESIDENTIAL', city: 'Vilnius', streetAddress: 'Main 1' }],
+      listContact: [{ contactType: 'EMAIL', contactDetails: 'ann@example.com' }],
+    });
+    d.apply(event('CustomerCreated', 'DEMO:A', black));
+    const internal = (d as unknown as { internal: Map<string, { customer?: Record<string, unknown> }> })
+      .internal;
+    expect([...internal.keys()]).toEqual(['DEMO:A']);
+    expect(internal.get('DEMO:A')!.customer).toEqual({
+      entityType: 'INDIVIDUAL',
+      firstName: 'Ann',
+      lastName: 'Black',
+      birthDate: '1980-01-01',
+      citizenshipCountry: 'LT',
+    });
+    expect(d.internalEntries()).toEqual([
+      expect.objectContaining({ id: 'DEMO:A', names: ['Ann Black'], countries: ['LT'] }),
+    ]);
+    expect(d.isBlack('DEMO:A')).toBe(true);
+    expect(d.isBlack('DEMO:P1')).toBe(false);
   });
 
   it('remembers the last screened subjects, the requested lists and the last hits per list', () => {

@@ -69,6 +69,45 @@ function subjectOf(rec: Rec, key: string, extraCountries: string[]): ScreeningSu
   };
 }
 
+/** What `subjectOf` reads of a party (the customer, or one related entity). */
+const SUBJECT_FIELDS = [
+  'entityType',
+  'firstName',
+  'lastName',
+  'title',
+  'tradingName',
+  'birthDate',
+  'nationalCode',
+  'lei',
+  'registrationCountry',
+  'citizenshipCountry',
+  'secondCitizenshipCountry',
+  'birthCountry',
+  'permanentResidenceCountry',
+  'country',
+] as const;
+
+function pick(rec: Rec): Rec {
+  const out: Rec = {};
+  for (const f of SUBJECT_FIELDS) if (rec[f] !== undefined) out[f] = rec[f];
+  return out;
+}
+
+/**
+ * The part of a customer record that `screeningSubjects` reads: each party's names, birth date, national
+ * code / LEI and countries; related entities keep their positions (the subject keys name them). The
+ * screening service decrypts only this (not addresses, contacts, documents: docs/privacy.md) and keeps
+ * only this of the customers on its internal list.
+ */
+export function screenedFields(customer: CustomerData | Rec): Rec {
+  const out = pick(customer);
+  if (Array.isArray(customer.listRelatedEntity))
+    out.listRelatedEntity = (customer.listRelatedEntity as unknown[]).map((r) =>
+      r !== null && typeof r === 'object' && !Array.isArray(r) ? pick(r as Rec) : r,
+    );
+  return out;
+}
+
 /**
  * The parties of a customer record to screen: the customer (persons by first and last name, organisations
  * by title and trading name) and each related entity, with birth date, countries and national code / LEI as

@@ -1,8 +1,65 @@
 import { buildIndex, loadRecordList } from '@crs/screening-core';
-import { screeningSubjects, subjectQueries } from './screening-subjects';
+import { screenedFields, screeningSubjects, subjectQueries } from './screening-subjects';
 import { screenSubjects } from './screen-customer';
 
 const LOADED = '2026-01-01T00:00:00.000Z';
+
+describe('screenedFields', () => {
+  const record = {
+    communicationNumber: 'c',
+    businessUnit: 'DEMO',
+    customerExtId: 'C-1',
+    entityType: 'INDIVIDUAL',
+    firstName: 'Ann',
+    lastName: 'Example',
+    birthDate: '1980-02-03',
+    placeOfBirth: 'Vilnius',
+    citizenshipCountry: 'LT',
+    secondCitizenshipCountry: 'PL',
+    birthCountry: 'LV',
+    permanentResidenceCountry: 'EE',
+    nationalCode: '38002030000',
+    listAddress: [{ addressType: 'RESIDENTIAL', city: 'Vilnius', streetAddress: 'Main 1', country: 'LT' }],
+    listContact: [{ contactType: 'EMAIL', contactDetails: 'ann@example.com' }],
+    listRelatedEntity: [
+      {
+        entityType: 'INDIVIDUAL',
+        relationType: 'DIRECTOR',
+        firstName: 'Bob',
+        lastName: 'Boss',
+        birthDate: '1970',
+        country: 'LV',
+        listContact: [{ contactType: 'PHONE', contactDetails: '+370' }],
+      },
+      { entityType: 'ORGANIZATION', relationType: 'HOST', extId: 'x' },
+      {
+        entityType: 'ORGANIZATION',
+        title: 'Acme Trading LLC',
+        tradingName: 'Acme',
+        lei: '5493001KJTIIGC8Y1R12',
+        registrationCountry: 'EE',
+        nationalCode: '123456',
+      },
+    ],
+  };
+
+  it('keeps everything screeningSubjects reads: the same subjects from the part as from the record', () => {
+    expect(screeningSubjects(screenedFields(record))).toEqual(screeningSubjects(record));
+    expect(screeningSubjects(screenedFields(record)).map((s) => s.key)).toEqual([
+      'CUSTOMER',
+      'listRelatedEntity[0]',
+      'listRelatedEntity[2]',
+    ]);
+  });
+
+  it('leaves out the personal data screening does not read (addresses, contacts, place of birth)', () => {
+    const part = screenedFields(record);
+    expect(part).not.toHaveProperty('listAddress');
+    expect(part).not.toHaveProperty('listContact');
+    expect(part).not.toHaveProperty('placeOfBirth');
+    expect((part.listRelatedEntity as Record<string, unknown>[])[0]).not.toHaveProperty('listContact');
+  });
+});
 
 describe('screeningSubjects', () => {
   it('takes the person by first and last name and each related entity by position, with qualifiers', () => {

@@ -1,7 +1,9 @@
 import type { CustomerEvent } from '@crs/contracts';
+import type { CustomerData } from '@crs/contracts/types';
 import type { DecodedMessage } from '@crs/messaging';
 import type { CustomerPrivacy } from '@crs/privacy';
 import type { CustomerDirectory } from '../domain/customer-directory';
+import { screenedFields } from '../domain/screening-subjects';
 
 export interface CustomerEventProjectorDeps {
   directory: CustomerDirectory;
@@ -19,9 +21,9 @@ export function customerEventProjector(
   const { directory } = deps;
 
   /**
-   * What the directory needs in plain (docs/privacy.md): the record of a screening request (whom to
-   * re-screen), the hits of a result (what changed), and the record of a customer marked BLACK (the
-   * internal list). Everything else is folded as it is, without a key look-up.
+   * What the directory needs in plain (docs/privacy.md): the screened fields of a screening request's
+   * record (whom to re-screen), the hits of a result (what changed), and the screened fields of a
+   * customer marked BLACK (the internal list). Everything else is folded as it is, without a key look-up.
    */
   const revealForDirectory = async (event: CustomerEvent): Promise<CustomerEvent> => {
     if (!needsKey(event, directory)) return event;
@@ -32,7 +34,7 @@ export function customerEventProjector(
           ...event,
           data: {
             ...event.data,
-            customer: (await privacy.decrypt(event.streamId, event.data.customer)).record,
+            customer: await revealScreened(privacy, event.streamId, event.data.customer!),
           },
         };
       case 'ScreeningCompleted':
@@ -46,7 +48,7 @@ export function customerEventProjector(
           ...event,
           data: {
             ...event.data,
-            customer: (await privacy.decrypt(event.streamId, event.data.customer)).record,
+            customer: await revealScreened(privacy, event.streamId, event.data.customer),
           },
         };
       default:
@@ -57,6 +59,18 @@ export function customerEventProjector(
   return async (m) => {
     directory.apply(await revealForDirectory(m.value));
   };
+}
+
+/**
+ * The record with what screening reads of it (`screenedFields`) decrypted; its other personal values stay
+ * encrypted, and the directory keeps none of them.
+ */
+async function revealScreened(
+  privacy: CustomerPrivacy,
+  streamId: string,
+  customer: CustomerData,
+): Promise<CustomerData> {
+  return { ...customer, ...(await privacy.decrypt(streamId, screenedFields(customer))).record };
 }
 
 /**

@@ -4,7 +4,7 @@ import type { CustomerPrivacy } from '@crs/privacy';
 import type { Histogram } from '@crs/runtime';
 import { admitFor } from '../domain/admit-hit';
 import { screenSubjects } from '../domain/screen-customer';
-import { screeningSubjects } from '../domain/screening-subjects';
+import { screenedFields, screeningSubjects } from '../domain/screening-subjects';
 import { applySuppression, type DecisionBook } from '../domain/suppression';
 import { thresholdsFor } from '../domain/thresholds';
 import type { ScreeningIndexes } from '../lists/screening-indexes';
@@ -37,9 +37,10 @@ export function screeningRequestedReactor(
   const screenRequest = async (event: ScreeningRequested): Promise<OutgoingMessage[]> => {
     const started = process.hrtime.bigint();
     const privacy = deps.privacy();
-    // docs/privacy.md: decrypted in memory for screening; the hits' personal fields are encrypted again.
+    // docs/privacy.md: what screening reads of the record (screenedFields) is decrypted in memory; the
+    // hits' personal fields are encrypted again.
     const customer = event.data.customer
-      ? (await privacy.decrypt(event.streamId, event.data.customer)).record
+      ? (await privacy.decrypt(event.streamId, screenedFields(event.data.customer))).record
       : undefined;
     const subjects = customer ? screeningSubjects(customer) : [];
     const lists = [...new Set(event.data.lists)];
