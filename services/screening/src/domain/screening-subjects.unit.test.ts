@@ -4,42 +4,50 @@ import { screenSubjects } from './screen-customer';
 
 const LOADED = '2026-01-01T00:00:00.000Z';
 
+const PERSON_RECORD = {
+  communicationNumber: 'c',
+  businessUnit: 'DEMO',
+  customerExtId: 'C-1',
+  entityType: 'INDIVIDUAL',
+  firstName: 'Ann',
+  lastName: 'Example',
+  birthDate: '1980-02-03',
+  citizenshipCountry: 'LT',
+  nationalCode: '38002030000',
+  listRelatedEntity: [
+    {
+      entityType: 'INDIVIDUAL',
+      relationType: 'DIRECTOR',
+      firstName: 'Bob',
+      lastName: 'Boss',
+      birthDate: '1970',
+      country: 'LV',
+    },
+    { entityType: 'ORGANIZATION', relationType: 'HOST', extId: 'x' },
+    {
+      entityType: 'ORGANIZATION',
+      relationType: 'HOST',
+      title: 'Acme Trading LLC',
+      registrationCountry: 'EE',
+      nationalCode: '123456',
+    },
+  ],
+};
+
 describe('screenedFields', () => {
+  const related = PERSON_RECORD.listRelatedEntity;
   const record = {
-    communicationNumber: 'c',
-    businessUnit: 'DEMO',
-    customerExtId: 'C-1',
-    entityType: 'INDIVIDUAL',
-    firstName: 'Ann',
-    lastName: 'Example',
-    birthDate: '1980-02-03',
+    ...PERSON_RECORD,
     placeOfBirth: 'Vilnius',
-    citizenshipCountry: 'LT',
     secondCitizenshipCountry: 'PL',
     birthCountry: 'LV',
     permanentResidenceCountry: 'EE',
-    nationalCode: '38002030000',
     listAddress: [{ addressType: 'RESIDENTIAL', city: 'Vilnius', streetAddress: 'Main 1', country: 'LT' }],
     listContact: [{ contactType: 'EMAIL', contactDetails: 'ann@example.com' }],
     listRelatedEntity: [
-      {
-        entityType: 'INDIVIDUAL',
-        relationType: 'DIRECTOR',
-        firstName: 'Bob',
-        lastName: 'Boss',
-        birthDate: '1970',
-        country: 'LV',
-        listContact: [{ contactType: 'PHONE', contactDetails: '+370' }],
-      },
-      { entityType: 'ORGANIZATION', relationType: 'HOST', extId: 'x' },
-      {
-        entityType: 'ORGANIZATION',
-        title: 'Acme Trading LLC',
-        tradingName: 'Acme',
-        lei: '5493001KJTIIGC8Y1R12',
-        registrationCountry: 'EE',
-        nationalCode: '123456',
-      },
+      { ...related[0], listContact: [{ contactType: 'PHONE', contactDetails: '+370' }] },
+      related[1],
+      { ...related[2], tradingName: 'Acme', lei: '5493001KJTIIGC8Y1R12' },
     ],
   };
 
@@ -63,35 +71,7 @@ describe('screenedFields', () => {
 
 describe('screeningSubjects', () => {
   it('takes the person by first and last name and each related entity by position, with qualifiers', () => {
-    const subjects = screeningSubjects({
-      communicationNumber: 'c',
-      businessUnit: 'DEMO',
-      customerExtId: 'C-1',
-      entityType: 'INDIVIDUAL',
-      firstName: 'Ann',
-      lastName: 'Example',
-      birthDate: '1980-02-03',
-      citizenshipCountry: 'LT',
-      nationalCode: '38002030000',
-      listRelatedEntity: [
-        {
-          entityType: 'INDIVIDUAL',
-          relationType: 'DIRECTOR',
-          firstName: 'Bob',
-          lastName: 'Boss',
-          birthDate: '1970',
-          country: 'LV',
-        },
-        { entityType: 'ORGANIZATION', relationType: 'HOST', extId: 'x' },
-        {
-          entityType: 'ORGANIZATION',
-          relationType: 'HOST',
-          title: 'Acme Trading LLC',
-          registrationCountry: 'EE',
-          nationalCode: '123456',
-        },
-      ],
-    });
+    const subjects = screeningSubjects(PERSON_RECORD);
     expect(subjects).toEqual([
       {
         key: 'CUSTOMER',
