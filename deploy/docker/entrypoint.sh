@@ -8,7 +8,23 @@
 #   node|sh ...          escape hatch for debugging
 # `exec` keeps the service as PID 1's direct replacement so SIGTERM reaches its shutdown hook.
 set -eu
-cd /app
+cd "${APP_DIR:-/app}"
+
+# V8 does not size its heap from the container's memory limit: with CONTAINER_MEMORY_LIMIT_BYTES (the
+# chart sets it from limits.memory) the heap may take NODE_HEAP_PERCENT (70) of it, the rest being
+# buffers, code and the native side. An explicit --max-old-space-size in NODE_OPTIONS wins.
+case " ${NODE_OPTIONS:-} " in
+  *--max-old-space-size*) ;;
+  *)
+    limit="${CONTAINER_MEMORY_LIMIT_BYTES:-0}"
+    case "$limit" in '' | *[!0-9]*) limit=0 ;; esac
+    if [ "$limit" -gt 0 ]; then
+      heap_mib=$((limit / 1048576 * ${NODE_HEAP_PERCENT:-70} / 100))
+      [ "$heap_mib" -ge 64 ] || heap_mib=64
+      export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--max-old-space-size=$heap_mib"
+    fi
+    ;;
+esac
 
 usage() {
   echo "usage: $0 {ingress|customer|projector|callback|evaluation|screening|archive|admin <cmd>|replay|redeliver|healthcheck [path]|node ...|sh}" >&2

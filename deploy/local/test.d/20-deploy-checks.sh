@@ -147,6 +147,18 @@ grep -q '^USER [0-9]' deploy/docker/Dockerfile || fail "Dockerfile must switch t
 grep -q 'NODE_ENV=production' deploy/docker/Dockerfile || fail "Dockerfile must set NODE_ENV=production"
 grep -q 'node:20-bookworm-slim' deploy/docker/Dockerfile || fail "Dockerfile must build on node:20-bookworm-slim"
 echo "ok   entrypoint parses and routes every service; Dockerfile has a numeric USER, NODE_ENV=production"
+# The heap sizing: --max-old-space-size from the container's memory limit, unless NODE_OPTIONS has one.
+heap_options() { env -u NODE_OPTIONS "$@" APP_DIR="$PWD" sh deploy/docker/entrypoint.sh node -e 'process.stdout.write(process.env.NODE_OPTIONS || "")'; }
+[ "$(heap_options CONTAINER_MEMORY_LIMIT_BYTES=536870912)" = "--max-old-space-size=358" ] \
+  || fail "entrypoint does not size the heap at 70 % of a 512Mi limit"
+[ "$(heap_options CONTAINER_MEMORY_LIMIT_BYTES=536870912 NODE_OPTIONS=--enable-source-maps)" = "--enable-source-maps --max-old-space-size=358" ] \
+  || fail "entrypoint drops the image's NODE_OPTIONS"
+[ "$(heap_options CONTAINER_MEMORY_LIMIT_BYTES=536870912 NODE_OPTIONS=--max-old-space-size=1000)" = "--max-old-space-size=1000" ] \
+  || fail "entrypoint overrides an explicit --max-old-space-size"
+[ -z "$(heap_options)" ] || fail "entrypoint sets a heap size without a memory limit"
+[ "$(grep -c 'name: CONTAINER_MEMORY_LIMIT_BYTES' "$WORK/default-values.yaml")" -ge 6 ] \
+  || fail "the chart does not pass limits.memory to every service"
+echo "ok   entrypoint sizes V8's heap from the chart's memory limit (70 %), an explicit size wins"
 if docker info >/dev/null 2>&1 && docker buildx version >/dev/null 2>&1; then
   docker buildx build --check -f deploy/docker/Dockerfile . && echo "ok   docker buildx build --check"
 else

@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export { Counter, Gauge, Histogram, Registry };
@@ -10,6 +11,17 @@ export function createMetricsRegistry(service: string): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
+  // prom-client reports the heap in use, not the most V8 will grow it to; the ratio of the two is what
+  // tells a decider or screening pod that holds more customers than its memory was sized for
+  // (CRSHeapNearLimit, docs/operations.md "Scaling").
+  new Gauge({
+    name: 'nodejs_heap_size_limit_bytes',
+    help: 'The most V8 will grow this process heap to (--max-old-space-size, or its default)',
+    registers: [registry],
+    collect() {
+      this.set(getHeapStatistics().heap_size_limit);
+    },
+  });
   return registry;
 }
 
