@@ -357,6 +357,63 @@ describe('personal data: crypto-shredding end to end', () => {
     expect(JSON.parse(body)).toMatchObject({ personalDataErased: true });
   });
 
+  it('a callback sent again by a callback service restarted after the erasure, before the projector deleted the key, carries no personal data', async () => {
+    const pii = person();
+    const extId = uniqueId('priv-cb-restart');
+    await importAndSettle(record(extId, pii), (c) => c.screening?.SANCTIONS !== undefined);
+    await importAndSettle(
+      record(extId, pii, { action: 'UPDATE', customerStatus: 'CLOSED', closingDate: '2019-03-01' }),
+      (c) => c.status === 'CLOSED',
+    );
+    const plain = await eventually(
+      async () =>
+        receiver.accepted.find(
+          (c) => c.headers['ce-subject'] === extId && c.body.toString('utf8').includes(pii.firstName),
+        ),
+      60000,
+      'a callback with the record',
+    );
+    // The projector, which deletes an erased customer's key, is not running: only the callback service
+    // sees the erasure. It calls the institution back about it, and is then restarted (its memory of
+    // the erasure gone).
+    await cluster.stopService('projector');
+    try {
+      expect((await erase(extId, noOverride)).status).toBe(202);
+      await erasureCalledBack(extId);
+      await cluster.stopService('callback');
+      await cluster.startService('callback');
+      const seen = receiver.accepted.length;
+      const res = await eventually(
+        async () => {
+          const r = await cluster.fetch('/api/callbacks/redeliver', {
+            method: 'POST',
+            token,
+            body: JSON.stringify({
+              businessUnit: 'DEMO',
+              communicationNumber: plain.headers['ce-source'],
+              eventIds: [plain.headers['ce-id']],
+            }),
+          });
+          return r.status === 202 ? r : undefined;
+        },
+        60000,
+        'redelivery accepted by the restarted callback service',
+      );
+      expect(res.status).toBe(202);
+      const again = await eventually(
+        async () => receiver.accepted.slice(seen).find((c) => c.headers['ce-id'] === plain.headers['ce-id']),
+        60000,
+        'the redelivered callback',
+      );
+      const body = again.body.toString('utf8');
+      expect(body).not.toContain(pii.firstName);
+      expect(body).not.toContain(pii.nationalCode);
+      expect(JSON.parse(body)).toMatchObject({ personalDataErased: true });
+    } finally {
+      await cluster.startService('projector');
+    }
+  });
+
   it('erases while a hold applies only with the override scope, and records the override', async () => {
     const pii = person();
     const extId = uniqueId('priv');

@@ -135,10 +135,14 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
             const offsets: number[] = [];
             for (const m of messages) {
               // docs/privacy.md: from the erasure on, nothing of that key generation is decrypted for a
-              // callback (queued retries included), even with the key still cached here or not yet
-              // deleted by the projector.
-              if (m.value.type === 'PersonalDataErased')
+              // callback (queued retries included), even with the key still cached here. The key
+              // generation is deleted from the store here too, as the projector does (idempotent,
+              // whichever comes first): this process, restarted after committing the erasure's offset,
+              // must not find it there before the projector got to the event.
+              if (m.value.type === 'PersonalDataErased') {
                 privacy.noteErasure(m.value.streamId, m.value.data.keyId);
+                await privacy.erase(m.value.streamId, m.value.data.keyId);
+              }
               for (const d of deliveriesOf([m.value], routing, now)) {
                 deliveries.push(d);
                 offsets.push(Number(m.offset));

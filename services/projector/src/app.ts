@@ -60,7 +60,9 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
           handleBatch: async (messages) => {
             // Keys first, then the read models: a customer document that says erased never has a key
             // left in the store (readers trust the flag: docs/privacy.md). Deleting is idempotent, and
-            // it only takes the erased key generation (`keyId`), not the key of a later re-import.
+            // it only takes the erased key generation (`keyId`), not the key of a later re-import. The
+            // callback service deletes the same generation when it meets the event, so 'already-gone'
+            // is the usual outcome when it got there first.
             for (const { value: event } of messages) {
               if (event.type !== 'PersonalDataErased') continue;
               const deleted = await eraseDataKey(keysDb, event.streamId, event.data.keyId);
