@@ -78,7 +78,7 @@ describe('personal data: crypto-shredding end to end', () => {
       'erasure callback',
     );
 
-  /** Until the projector has deleted the customer's data key. */
+  /** Until the customer's data key is gone (the callback service or the projector deleted it). */
   const keyDeleted = async (extId: string) => {
     const keys = await cluster.ownDb('keys');
     await eventually(
