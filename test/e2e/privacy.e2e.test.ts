@@ -315,15 +315,18 @@ describe('personal data: crypto-shredding end to end', () => {
     expectNowhere(logsOfNamespace(), secret, 'logs');
   });
 
-  it('a callback sent again after the erasure carries no personal data, although the callback service had the key cached', async () => {
+  /**
+   * A customer imported, screened and closed, and the callback that carried its record in plain (the
+   * callback service decrypted it: the key is in its cache).
+   */
+  const closedWithPlainCallback = async (prefix: string) => {
     const pii = person();
-    const extId = uniqueId('priv-cb');
+    const extId = uniqueId(prefix);
     await importAndSettle(record(extId, pii), (c) => c.screening?.SANCTIONS !== undefined);
     await importAndSettle(
       record(extId, pii, { action: 'UPDATE', customerStatus: 'CLOSED', closingDate: '2019-03-01' }),
       (c) => c.status === 'CLOSED',
     );
-    // The callback service decrypted this customer's record for a delivery: its key is in its cache.
     const plain = await eventually(
       async () =>
         receiver.accepted.find(
@@ -332,22 +335,33 @@ describe('personal data: crypto-shredding end to end', () => {
       60000,
       'a callback with the record',
     );
-    expect((await erase(extId, noOverride)).status).toBe(202);
-    // The callback service has consumed the erasure: it called the institution back about it.
-    await erasureCalledBack(extId);
+    return { pii, extId, plain };
+  };
+
+  /** Asks for `sent` to be delivered again (until the callback service accepts) and checks what arrives. */
+  const expectRedeliveredErased = async (
+    sent: (typeof receiver.accepted)[number],
+    pii: ReturnType<typeof person>,
+  ) => {
     const seen = receiver.accepted.length;
-    const res = await cluster.fetch('/api/callbacks/redeliver', {
-      method: 'POST',
-      token,
-      body: JSON.stringify({
-        businessUnit: 'DEMO',
-        communicationNumber: plain.headers['ce-source'],
-        eventIds: [plain.headers['ce-id']],
-      }),
-    });
-    expect(res.status).toBe(202);
+    await eventually(
+      async () => {
+        const res = await cluster.fetch('/api/callbacks/redeliver', {
+          method: 'POST',
+          token,
+          body: JSON.stringify({
+            businessUnit: 'DEMO',
+            communicationNumber: sent.headers['ce-source'],
+            eventIds: [sent.headers['ce-id']],
+          }),
+        });
+        return res.status === 202 || undefined;
+      },
+      60000,
+      'redelivery accepted',
+    );
     const again = await eventually(
-      async () => receiver.accepted.slice(seen).find((c) => c.headers['ce-id'] === plain.headers['ce-id']),
+      async () => receiver.accepted.slice(seen).find((c) => c.headers['ce-id'] === sent.headers['ce-id']),
       60000,
       'the redelivered callback',
     );
@@ -355,24 +369,18 @@ describe('personal data: crypto-shredding end to end', () => {
     expect(body).not.toContain(pii.firstName);
     expect(body).not.toContain(pii.nationalCode);
     expect(JSON.parse(body)).toMatchObject({ personalDataErased: true });
+  };
+
+  it('a callback sent again after the erasure carries no personal data, although the callback service had the key cached', async () => {
+    const { pii, extId, plain } = await closedWithPlainCallback('priv-cb');
+    expect((await erase(extId, noOverride)).status).toBe(202);
+    // The callback service has consumed the erasure: it called the institution back about it.
+    await erasureCalledBack(extId);
+    await expectRedeliveredErased(plain, pii);
   });
 
   it('a callback sent again by a callback service restarted after the erasure, before the projector deleted the key, carries no personal data', async () => {
-    const pii = person();
-    const extId = uniqueId('priv-cb-restart');
-    await importAndSettle(record(extId, pii), (c) => c.screening?.SANCTIONS !== undefined);
-    await importAndSettle(
-      record(extId, pii, { action: 'UPDATE', customerStatus: 'CLOSED', closingDate: '2019-03-01' }),
-      (c) => c.status === 'CLOSED',
-    );
-    const plain = await eventually(
-      async () =>
-        receiver.accepted.find(
-          (c) => c.headers['ce-subject'] === extId && c.body.toString('utf8').includes(pii.firstName),
-        ),
-      60000,
-      'a callback with the record',
-    );
+    const { pii, extId, plain } = await closedWithPlainCallback('priv-cb-restart');
     // The projector, which deletes an erased customer's key, is not running: only the callback service
     // sees the erasure. It calls the institution back about it, and is then restarted (its memory of
     // the erasure gone).
@@ -382,33 +390,7 @@ describe('personal data: crypto-shredding end to end', () => {
       await erasureCalledBack(extId);
       await cluster.stopService('callback');
       await cluster.startService('callback');
-      const seen = receiver.accepted.length;
-      const res = await eventually(
-        async () => {
-          const r = await cluster.fetch('/api/callbacks/redeliver', {
-            method: 'POST',
-            token,
-            body: JSON.stringify({
-              businessUnit: 'DEMO',
-              communicationNumber: plain.headers['ce-source'],
-              eventIds: [plain.headers['ce-id']],
-            }),
-          });
-          return r.status === 202 ? r : undefined;
-        },
-        60000,
-        'redelivery accepted by the restarted callback service',
-      );
-      expect(res.status).toBe(202);
-      const again = await eventually(
-        async () => receiver.accepted.slice(seen).find((c) => c.headers['ce-id'] === plain.headers['ce-id']),
-        60000,
-        'the redelivered callback',
-      );
-      const body = again.body.toString('utf8');
-      expect(body).not.toContain(pii.firstName);
-      expect(body).not.toContain(pii.nationalCode);
-      expect(JSON.parse(body)).toMatchObject({ personalDataErased: true });
+      await expectRedeliveredErased(plain, pii);
     } finally {
       await cluster.startService('projector');
     }

@@ -38,14 +38,10 @@ export interface ProjectionEffect {
 }
 
 /**
- * What the pull endpoint shows of an event, as stored: one JSON string (decision 0046). The customer
+ * What the pull endpoint shows of an event (stored as one JSON string: decision 0046). The customer
  * record of CustomerCreated / CustomerUpdated stays in the customer document.
  */
-function eventSummary(event: CustomerEvent): string {
-  return JSON.stringify(eventData(event));
-}
-
-function eventData(event: CustomerEvent): Record<string, unknown> {
+function eventSummary(event: CustomerEvent): Record<string, unknown> {
   switch (event.type) {
     case 'CustomerCreated':
     case 'CustomerUpdated':
@@ -191,7 +187,7 @@ export function projectCustomerEvent(event: CustomerEvent): ProjectionEffect {
       type: event.type,
       occurredAt: event.occurredAt,
       streamVersion: event.streamVersion,
-      data: eventSummary(event),
+      data: JSON.stringify(eventSummary(event)),
     },
   });
   return {
