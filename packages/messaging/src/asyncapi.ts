@@ -1,6 +1,7 @@
 import { loadMessageSchemas, type MessageSchema } from '@crs/contracts';
 import { REGISTRY_JSON_SCHEMA_DRAFT } from './serde';
 import { Topics, type TopicKey, type TopicSpec } from './topics';
+import { STREAM_VERSION_HEADER } from './decider-core';
 
 /**
  * The AsyncAPI 3.0 description of every topic, built from the two sources the services themselves use:
@@ -163,7 +164,9 @@ export const DELIVERY_GUARANTEES = [
   '- Values are JSON in the Confluent wire format (magic byte 0, 4-byte schema id, JSON); each message',
   '  type is its own registry subject `crs.<kind>.<Type>` with **BACKWARD** compatibility, so a consumer',
   '  built against an older schema version keeps reading newer records. The record header `type` names',
-  '  the message type.',
+  '  the message type. Events a decider appends (the customer and operation logs) also carry the header',
+  '  `streamVersion`: their `streamVersion` as text, so a consumer that keeps its own version per stream',
+  '  can skip an event it already holds without parsing the payload.',
 ].join('\n');
 
 function contractMessages(key: TopicKey, all: MessageSchema[]): Array<MessageSchema | InternalMessage> {
@@ -242,6 +245,16 @@ export function buildAsyncApi(
               const: m.type,
               description: 'The message type (UTF-8), set by every producer of this system.',
             },
+            ...('streamVersion' in props
+              ? {
+                  [STREAM_VERSION_HEADER]: {
+                    type: 'string',
+                    pattern: '^[1-9][0-9]*$',
+                    description:
+                      "The payload's streamVersion as decimal text (UTF-8), set by the decider that appends the event (absent on events appended before decision 0048 introduced it): a consumer that keeps its own position per stream can skip an event it already holds without parsing the payload.",
+                  },
+                }
+              : {}),
           },
         },
         payload: { schemaFormat: 'application/schema+json;version=draft-07', schema },

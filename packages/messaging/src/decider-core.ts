@@ -3,6 +3,13 @@ import { deriveEventId } from './envelope';
 import type { DecidedEvent, Decider, Decision, StreamEvent, VersionedState } from './decider';
 
 /**
+ * The Kafka header that carries an event's `streamVersion` (decimal text) next to its payload, so a
+ * reader of the events topic can tell an event its state already holds without parsing the payload.
+ * Set on every event a decider appends; events written before it (none of them) are parsed as before.
+ */
+export const STREAM_VERSION_HEADER = 'streamVersion';
+
+/**
  * The state snapshots of a decider (decision 0016) as the core drives them: states changed by folded
  * events and committed decisions are noted, and a decider transaction may carry snapshot records.
  */
@@ -71,6 +78,20 @@ export class DeciderCore<
     this.snapshots = store;
   }
 
+  /**
+   * Whether the state of `streamId` already holds the event with `version` (a committed decision, or an
+   * event folded before): `fold` would skip it, so the reader need not decode it.
+   */
+  holds(streamId: string, version: number): boolean {
+    const current = this.states.get(streamId);
+    return current !== undefined && version <= current.version;
+  }
+
+  /** Whether `fold` folds events of this type (every type when the options name none). */
+  folds(type: string): boolean {
+    return !this.folded || this.folded.has(type);
+  }
+
   /** An event read from the log (the catch-up): folded unless the stream's state already holds it. */
   fold(event: Event, partition: number): void {
     if (this.folded && !this.folded.has(event.type)) return;
@@ -113,7 +134,13 @@ export class DeciderCore<
       decided.forEach((e, i) => {
         const event = this.envelope(decision, state, e, i, now);
         next = decider.evolve(next, event);
-        out.push({ topic: eventsTopic, key: decision.streamId, type: e.type, value: event });
+        out.push({
+          topic: eventsTopic,
+          key: decision.streamId,
+          type: e.type,
+          value: event,
+          headers: { [STREAM_VERSION_HEADER]: String(event.streamVersion) },
+        });
       });
       stage.set(decision.streamId, next);
     }

@@ -1,5 +1,5 @@
 import type { OutgoingMessage } from './decoded-message';
-import { DeciderCore, type StateSnapshotStore } from './decider-core';
+import { DeciderCore, STREAM_VERSION_HEADER, type StateSnapshotStore } from './decider-core';
 import type { Decision } from './decider';
 
 // A counter per stream: Add n adds n (n > 0), Add 0 decides nothing, a negative n is rejected.
@@ -122,6 +122,37 @@ describe('the decider core', () => {
     for (const e of [...events, ...events]) c.fold(e, 0);
     expect(c.states.get('S')).toEqual({ version: 2, total: 12 });
     expect(values(c.decideBatch([decision('c', 'S', 1)], 0))[0]!.streamVersion).toBe(3);
+  });
+
+  it("puts each event's stream version in a header, so the log reader can skip what the state holds", () => {
+    const c = core();
+    const out = c.decideBatch([decision('a', 'S', 1, true), decision('b', 'T', 1)], 0);
+    expect(out.map((m) => m.headers?.[STREAM_VERSION_HEADER])).toEqual(['1', '2', '1']);
+    expect(out.map((m) => Number(m.headers?.[STREAM_VERSION_HEADER]))).toEqual(
+      values(out).map((e) => e.streamVersion),
+    );
+    // Staged decisions are not held yet: an aborted batch's events are never read back, a committed
+    // batch's are, and then the state holds them (and everything before them), not what comes after.
+    expect(c.holds('S', 1)).toBe(false);
+    c.committed(0);
+    expect([c.holds('S', 1), c.holds('S', 2), c.holds('S', 3), c.holds('T', 1), c.holds('U', 1)]).toEqual([
+      true,
+      true,
+      false,
+      true,
+      false,
+    ]);
+  });
+
+  it('says which event types it folds', () => {
+    expect(core().folds('Anything')).toBe(true);
+    const c = new DeciderCore({
+      decider: counter,
+      eventsTopic: 'events',
+      now: () => NOW,
+      eventTypes: ['Added'],
+    });
+    expect([c.folds('Added'), c.folds('Refused')]).toEqual([true, false]);
   });
 
   it('folds only the event types it is told to', () => {

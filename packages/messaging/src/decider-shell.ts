@@ -5,7 +5,13 @@ import type { DecodedMessage } from './decoded-message';
 import { StreamReader } from './stream-reader';
 import { TransactionalProcessor } from './transactional-processor';
 import { DecisionLock } from './decision-lock';
-import { DeciderCore, type DeciderCoreOptions, type StateSnapshotStore } from './decider-core';
+import {
+  DeciderCore,
+  STREAM_VERSION_HEADER,
+  type DeciderCoreOptions,
+  type StateSnapshotStore,
+} from './decider-core';
+import { headerString } from './decoded-message';
 import type { DecidedEvent, Decision, StreamEvent, VersionedState } from './decider';
 
 /** One topic a decider decides: commands, or messages of an upstream system. */
@@ -90,6 +96,14 @@ export class DeciderShell<
       topic: this.opts.eventsTopic,
       groupPrefix: this.opts.stateGroupPrefix,
       onMessage: (m) => core.fold(m.value, m.partition),
+      // Once caught up, what the reader meets is mostly this instance's own committed decisions, which
+      // `states` already holds: skipped by their stream-version header without parsing the payload.
+      held: (key, headers) => {
+        const type = headerString(headers, 'type');
+        if (type !== undefined && !core.folds(type)) return true;
+        const version = Number(headerString(headers, STREAM_VERSION_HEADER));
+        return Number.isInteger(version) && core.holds(key, version);
+      },
       ...(restored ? { startOffsets: restored.startOffsets } : {}),
     });
     this.reader = reader;

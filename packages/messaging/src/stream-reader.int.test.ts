@@ -120,4 +120,48 @@ describe('stream reader over aborted transactions', () => {
     expect(handled(0)).toEqual([0, 4, 8]);
     expect(handled(1)).toEqual([2, 6, 10]);
   }, 180000);
+
+  it('skips held messages before decoding them (even an undecodable one) and still counts them as read', async () => {
+    await reader?.stop();
+    // Committed after the first tests' records, on partition 0: a held record whose payload is not even
+    // in the wire format (decoding it would log and skip it as undecodable), then one that is not held.
+    const txn = await producer.transaction();
+    await txn.send({
+      topic,
+      messages: [
+        { key: 'held', partition: 0, value: Buffer.from('not json'), headers: { streamVersion: '7' } },
+        { key: 'k100', partition: 0, value: await serde.encode('ReaderAbort', { n: 100 }) },
+      ],
+    });
+    await txn.commit();
+    const asked: string[] = [];
+    const seen: number[] = [];
+    const decode = jest.spyOn(serde, 'decode');
+    reader = new StreamReader<{ n: number }>({
+      kafka,
+      serde,
+      logger,
+      topic,
+      groupPrefix: `crs-test.reader-held-${run}`,
+      // Held: the record keyed 'held' (by key and header), and the committed record 4 (by key alone).
+      held: (key, headers) => {
+        const version = headers?.streamVersion;
+        asked.push(`${key}:${version === undefined ? '-' : String(version)}`);
+        return key === 'k4' || (key === 'held' && String(version) === '7');
+      },
+      onMessage: (m) => {
+        seen.push(m.value.n);
+      },
+    });
+    await reader.start();
+    await caughtUp();
+    expect([...seen].sort((a, b) => a - b)).toEqual([0, 2, 6, 8, 10, 100]);
+    expect(asked).toContain('held:7');
+    expect(asked).toContain('k100:-');
+    // Neither held record was decoded: 6 records handed out, 6 decoded.
+    const decoded = decode.mock.calls.map(([buffer]) => Buffer.from(buffer).toString('utf8'));
+    expect(decoded.filter((d) => d.includes('not json'))).toEqual([]);
+    expect(decoded).toHaveLength(6);
+    decode.mockRestore();
+  }, 180000);
 });

@@ -48,6 +48,12 @@ export class StreamReader<T> {
        */
       types?: readonly string[];
       /**
+       * A message the caller already holds (the decider's own events, which its state got when their
+       * transaction committed): skipped before decoding, it still counts as read. Told the key and the
+       * headers only.
+       */
+      held?: (key: string, headers: Record<string, unknown> | undefined) => boolean;
+      /**
        * Called with the decoded messages of each fetched batch before onMessage sees the first of them:
        * work worth doing once per batch (reading the keys of all its customers at once).
        */
@@ -100,6 +106,10 @@ export class StreamReader<T> {
         for (const raw of batch.messages) {
           const type = headerString(raw.headers as Record<string, unknown>, 'type');
           if (wanted && type !== undefined && !wanted.has(type)) {
+            entries.push({ offset: raw.offset });
+            continue;
+          }
+          if (opts.held?.(raw.key?.toString('utf8') ?? '', raw.headers as Record<string, unknown>)) {
             entries.push({ offset: raw.offset });
             continue;
           }
