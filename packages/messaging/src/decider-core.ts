@@ -5,7 +5,8 @@ import type { DecidedEvent, Decider, Decision, StreamEvent, VersionedState } fro
 /**
  * The Kafka header that carries an event's `streamVersion` (decimal text) next to its payload, so a
  * reader of the events topic can tell an event its state already holds without parsing the payload.
- * Set on every event a decider appends; events written before it (none of them) are parsed as before.
+ * Set on every event a decider appends; events without it (appended before it existed) are parsed as
+ * before.
  */
 export const STREAM_VERSION_HEADER = 'streamVersion';
 
