@@ -14,7 +14,7 @@ import {
   loadUnConsolidated,
   screen,
 } from '@crs/screening-core';
-import { ROOT, TestCluster, eventually, localToken, uniqueId } from '@crs/testing';
+import { ROOT, TestCluster, eventually, eventuallyNonEmpty, localToken, uniqueId } from '@crs/testing';
 
 /**
  * Operations end to end, through the real stack: an upstream system publishes operations to the
@@ -350,11 +350,8 @@ describe('operations: ingest, archive, reconciliation and retro monitoring end t
     expect(summary.scanned).toBeGreaterThanOrEqual(1);
 
     const ours = { operationExtId: { $in: [archivedTwin.extId, activeTwin.extId] } };
-    const alerts = await eventually(
-      async () => {
-        const found = await (await new ProjectionCatalog(db).collection('alerts')).find(ours).toArray();
-        return found.length > 0 ? found : undefined;
-      },
+    const alerts = await eventuallyNonEmpty(
+      async () => (await new ProjectionCatalog(db).collection('alerts')).find(ours).toArray(),
       60000,
       'retro-monitoring alert',
     );

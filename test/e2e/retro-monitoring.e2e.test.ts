@@ -15,7 +15,7 @@ import {
   loadUnConsolidated,
   screen,
 } from '@crs/screening-core';
-import { ROOT, TestCluster, eventually, localToken, uniqueId } from '@crs/testing';
+import { ROOT, TestCluster, eventually, eventuallyNonEmpty, localToken, uniqueId } from '@crs/testing';
 
 /**
  * Retrospective monitoring through the real stack (services/archive/src/retro): a list snapshot
@@ -220,14 +220,7 @@ describe('retrospective monitoring: look-back window, archive exclusion, progres
     ]);
     expect(progress[2]!.raised).toBe(1);
 
-    const alerts = await eventually(
-      async () => {
-        const a = await alertsFor();
-        return a.length > 0 ? a : undefined;
-      },
-      60000,
-      'retro-monitoring alert',
-    );
+    const alerts = await eventuallyNonEmpty(alertsFor, 60000, 'retro-monitoring alert');
     expect(alerts).toHaveLength(1);
     expect(alerts[0]).toMatchObject({
       kind: 'RETRO_MONITORING',

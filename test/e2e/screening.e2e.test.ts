@@ -6,7 +6,14 @@ import type { Db } from 'mongodb';
 import { commonConfigSpec, createLogger, loadConfig } from '@crs/runtime';
 import { StreamReader, setUpMessaging } from '@crs/messaging';
 import { ProjectionCatalog, readAssessment, type AssessmentDoc } from '@crs/store';
-import { TestCluster, TestReceiver, eventually, localToken, uniqueId } from '@crs/testing';
+import {
+  TestCluster,
+  TestReceiver,
+  eventually,
+  eventuallyNonEmpty,
+  localToken,
+  uniqueId,
+} from '@crs/testing';
 
 interface SdnPerson {
   entryId: string;
@@ -330,14 +337,7 @@ describe('screening end to end', () => {
       ).hits.filter((h) => h.source === 'INTERNAL_CUSTOMERS');
     };
     // The screening service folds the mark from the customer log (its own reader): the name is searchable.
-    const listed = await eventually(
-      async () => {
-        const hits = await internalHits();
-        return hits.length > 0 ? hits : undefined;
-      },
-      60000,
-      'BLACK customer on the internal list',
-    );
+    const listed = await eventuallyNonEmpty(internalHits, 60000, 'BLACK customer on the internal list');
     expect(listed).toEqual([
       expect.objectContaining({ entryId: `DEMO:${black}`, name: `${firstName} ${lastName}` }),
     ]);
@@ -586,11 +586,7 @@ describe('ongoing screening end to end', () => {
       }),
     });
     expect(res.status).toBe(200);
-    const [first] = await eventually(
-      async () => ((await screenings(extId)).length > 0 ? screenings(extId) : undefined),
-      90000,
-      'first screening',
-    );
+    const [first] = await eventuallyNonEmpty(() => screenings(extId), 90000, 'first screening');
     expect(first).toMatchObject({ matched: false, hits: [] });
 
     writeFileSync(listFile, records([{ id: 'W-2', name: `${listed.firstName} ${listed.lastName}` }]));

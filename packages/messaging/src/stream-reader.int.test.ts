@@ -60,14 +60,24 @@ describe('stream reader over aborted transactions', () => {
       ),
     ]);
 
-  it('catches up on partitions that end in an aborted transaction, and hands out committed records only', async () => {
-    const seen: number[] = [];
-    reader = new StreamReader<{ n: number }>({
+  type ReaderOptions = ConstructorParameters<typeof StreamReader<{ n: number }>>[0];
+  /** A reader of the test topic in a throw-away group of its own (`name`), with the test's options. */
+  const readerOf = (
+    name: string,
+    options: Pick<ReaderOptions, 'onMessage'> & Partial<ReaderOptions>,
+  ): StreamReader<{ n: number }> =>
+    new StreamReader<{ n: number }>({
       kafka,
       serde,
       logger,
       topic,
-      groupPrefix: `crs-test.reader-abort-${run}`,
+      groupPrefix: `crs-test.reader-${name}-${run}`,
+      ...options,
+    });
+
+  it('catches up on partitions that end in an aborted transaction, and hands out committed records only', async () => {
+    const seen: number[] = [];
+    reader = readerOf('abort', {
       onMessage: (m) => {
         seen.push(m.value.n);
       },
@@ -93,12 +103,7 @@ describe('stream reader over aborted transactions', () => {
     await reader?.stop();
     const announced = new Set<number>();
     const log: string[] = [];
-    reader = new StreamReader<{ n: number }>({
-      kafka,
-      serde,
-      logger,
-      topic,
-      groupPrefix: `crs-test.reader-batch-${run}`,
+    reader = readerOf('batch', {
       beforeBatch: async (messages) => {
         for (const m of messages) announced.add(m.value.n);
         log.push(`batch:${messages.map((m) => m.value.n).join(',')}`);
@@ -137,12 +142,7 @@ describe('stream reader over aborted transactions', () => {
     const asked: string[] = [];
     const seen: number[] = [];
     const decode = jest.spyOn(serde, 'decode');
-    reader = new StreamReader<{ n: number }>({
-      kafka,
-      serde,
-      logger,
-      topic,
-      groupPrefix: `crs-test.reader-held-${run}`,
+    reader = readerOf('held', {
       // Held: the record keyed 'held' (by key and header), and the committed record 4 (by key alone).
       held: (key, headers) => {
         const version = headers?.streamVersion;

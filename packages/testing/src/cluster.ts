@@ -183,6 +183,22 @@ export async function eventually<T>(
   }
 }
 
+/** Polls until `probe` returns a non-empty list (or the time is up); returns that list. */
+export async function eventuallyNonEmpty<T>(
+  probe: () => Promise<readonly T[]>,
+  timeoutMs = 60000,
+  what = 'a non-empty result',
+): Promise<T[]> {
+  return eventually(
+    async () => {
+      const list = await probe();
+      return list.length > 0 ? [...list] : undefined;
+    },
+    timeoutMs,
+    what,
+  );
+}
+
 export function uniqueId(prefix: string): string {
   return `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 }
