@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { verifyCallback } from '@crs/auth';
-import { OwnedCollections, ProjectionCatalog } from '@crs/store';
+import { OwnedCollections, ProjectionCatalog, readCustomerRecord } from '@crs/store';
 import { TestCluster, TestReceiver, callbackJwks, eventually, localToken, uniqueId } from '@crs/testing';
 
 /**
@@ -76,8 +76,9 @@ describe('customer flow end to end', () => {
       entityType: 'INDIVIDUAL',
       simplified: false,
     });
-    // docs/privacy.md: the read model holds personal fields encrypted; the read API decrypts them.
-    expect(doc.data).toMatchObject({
+    // docs/privacy.md: the read model holds personal fields encrypted (the record as one JSON string:
+    // decision 0049); the read API decrypts them.
+    expect(readCustomerRecord(doc.data as string)).toMatchObject({
       firstName: expect.stringMatching(/^crs:enc:1:/),
       lastName: expect.stringMatching(/^crs:enc:1:/),
       communicationNumber: comm,

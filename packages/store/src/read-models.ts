@@ -55,8 +55,13 @@ export interface CustomerDoc {
   _id: string;
   businessUnit: string;
   customerExtId: string;
-  /** The customer record as last imported; personal fields encrypted (docs/privacy.md). */
-  data: Data['CustomerCreated']['customer'];
+  /**
+   * The customer record as last imported, personal fields encrypted (docs/privacy.md), as one JSON string
+   * since decision 0049 (`readCustomerRecord` turns it back, and takes the object documents written before
+   * hold). The fields the system queries are fields of the document itself (businessUnit, entityType, status,
+   * riskManagementCategory, riskLevel, ...).
+   */
+  data: string | Data['CustomerCreated']['customer'];
   simplified: boolean;
   sourceOfRiskLevel: Data['CustomerCreated']['sourceOfRiskLevel'];
   entityType: Data['CustomerCreated']['customer']['entityType'];

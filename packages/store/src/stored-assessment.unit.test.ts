@@ -1,4 +1,4 @@
-import { readAssessment, readEventData, storeAssessment } from './stored-assessment';
+import { readAssessment, readCustomerRecord, readEventData, storeAssessment } from './stored-assessment';
 
 describe('stored assessments (decision 0043)', () => {
   const explanation = { matrixId: 'm', factors: [{ id: 'PEP', score: 40 }], floorApplied: { id: 'PEP' } };
@@ -37,5 +37,27 @@ describe('stored assessments (decision 0043)', () => {
     expect(readEventData('RiskAssessed', data)).toEqual({ requestId: 'r', assessment, previousLevel: null });
     const screening = { list: 'PEP', matched: false, hits: [], explanation: '{"kept":"as is"}' };
     expect(readEventData('ScreeningCompleted', screening)).toBe(screening);
+  });
+});
+
+describe('the customer record of a customer document (decision 0049)', () => {
+  const record = {
+    entityType: 'INDIVIDUAL',
+    firstName: 'crs:enc:1:k:AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA:AAAA',
+    citizenshipCountry: 'LT',
+    listAddress: [{ addressType: 'RESIDENTIAL', country: 'LT', city: null }],
+  };
+
+  it('reads the record stored as one JSON string as it was imported', () => {
+    expect(readCustomerRecord(JSON.stringify(record))).toEqual(record);
+  });
+
+  it('reads a document written before 0049, with the record as an object, unchanged', () => {
+    expect(readCustomerRecord(record)).toBe(record);
+  });
+
+  it('reads a document without a record as none', () => {
+    expect(readCustomerRecord(undefined)).toBeUndefined();
+    expect(readCustomerRecord(null)).toBeUndefined();
   });
 });

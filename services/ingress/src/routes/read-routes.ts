@@ -4,7 +4,7 @@ import type { TokenVerifier } from '@crs/auth';
 import { allowedBusinessUnits } from '@crs/auth';
 import { RequestInvalidError, ResourceNotFoundError, fieldError } from '@crs/http';
 import type { CommunicationEventDoc, CustomerDoc, ProjectionCatalog } from '@crs/store';
-import { readAssessment, readEventData } from '@crs/store';
+import { readAssessment, readCustomerRecord, readEventData } from '@crs/store';
 import type { CustomerPrivacy } from '@crs/privacy';
 import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
 
@@ -41,10 +41,11 @@ export function readRoutes(deps: {
     // docs/privacy.md: personal fields are decrypted here, at the edge; erased ones read as null.
     const streamId = streamKey(doc.businessUnit, doc.customerExtId);
     // An erasure the read model has recorded wins over a key this process may still have cached.
+    const record = readCustomerRecord(doc.data) ?? {};
     const revealed =
       doc.personalDataErased === true
-        ? deps.privacy.erased(streamId, doc.data ?? {})
-        : await deps.privacy.decrypt(streamId, doc.data ?? {});
+        ? deps.privacy.erased(streamId, record)
+        : await deps.privacy.decrypt(streamId, record);
     const erased = doc.personalDataErased === true || revealed.erased;
     res.json({
       businessUnit: doc.businessUnit,

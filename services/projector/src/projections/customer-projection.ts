@@ -68,7 +68,8 @@ export function projectCustomerEvent(event: CustomerEvent): ProjectionEffect {
       upsert = true;
       set = {
         ...base,
-        data: event.data.customer,
+        // One JSON string: FerretDB v1 handles a document field by field (decision 0049).
+        data: JSON.stringify(event.data.customer),
         simplified: event.data.simplified === true,
         sourceOfRiskLevel: event.data.sourceOfRiskLevel,
         entityType: event.data.customer.entityType,

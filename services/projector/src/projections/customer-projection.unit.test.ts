@@ -1,4 +1,4 @@
-import { readAssessment, readEventData } from '@crs/store';
+import { readAssessment, readCustomerRecord, readEventData } from '@crs/store';
 import { projectCustomerEvent } from './customer-projection';
 import { StreamVersions } from './stream-versions';
 
@@ -143,5 +143,47 @@ describe('projectCustomerEvent: a risk assessment (decision 0043)', () => {
       previousLevel: null,
     });
     expect(readAssessment(effect.customer.set.latestAssessment!)).toMatchObject({ explanation });
+  });
+});
+
+describe('projectCustomerEvent: the customer record (decision 0049)', () => {
+  const customer = {
+    communicationNumber: 'comm-1',
+    businessUnit: 'DEMO',
+    customerExtId: 'C-9',
+    entityType: 'INDIVIDUAL',
+    customerStatus: 'ACTIVE',
+    riskManagementCategory: 'IND',
+    firstName: 'crs:enc:1:k:AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA:AAAA',
+    citizenshipCountry: 'LT',
+  };
+  const effect = projectCustomerEvent({
+    eventId: 'e-9',
+    streamId: 'DEMO:C-9',
+    streamVersion: 1,
+    occurredAt: '2026-03-01T10:00:00.000Z',
+    correlationId: 'comm-1',
+    causationId: 'cmd-1',
+    businessUnit: 'DEMO',
+    customerExtId: 'C-9',
+    type: 'CustomerCreated',
+    data: { customer: customer as never, sourceOfRiskLevel: 'IMPORT', channel: 'BATCH', simplified: false },
+  });
+
+  it('stores the record as one JSON string that reads back as imported', () => {
+    const { data } = effect.customer.set;
+    expect(typeof data).toBe('string');
+    expect(readCustomerRecord(data)).toEqual(customer);
+  });
+
+  it('keeps the fields the system queries as fields of the document', () => {
+    expect(effect.customer.set).toMatchObject({
+      businessUnit: 'DEMO',
+      customerExtId: 'C-9',
+      entityType: 'INDIVIDUAL',
+      status: 'ACTIVE',
+      riskManagementCategory: 'IND',
+      sourceOfRiskLevel: 'IMPORT',
+    });
   });
 });
