@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Db } from 'mongodb';
-import { ProjectionCatalog, readEventData } from '@crs/store';
+import { ProjectionCatalog, communicationEventsOf } from '@crs/store';
 import { ROOT, TestCluster, TestReceiver, eventually, localToken, uniqueId } from '@crs/testing';
 
 const run = promisify(execFile);
@@ -42,6 +42,14 @@ describe('risk evaluation end to end', () => {
   const personsFile = join(ROOT, 'packages/risk-engine/matrices/demo-persons.v1.json');
   let db: Db;
   let token: string;
+
+  /** Every event the communication_events read model holds, each once (decision 0050). */
+  const storedEvents = async () =>
+    communicationEventsOf(
+      (await (await new ProjectionCatalog(db).collection('communication_events'))
+        .find({})
+        .toArray()) as never[],
+    );
 
   /** Runs the compiled CLI against this namespace, as an operator would. */
   const activate = async (matrix: Record<string, unknown> | string) => {
@@ -189,14 +197,15 @@ describe('risk evaluation end to end', () => {
     });
     expect(typeof stored!.explanation).toBe('string');
     expect(JSON.parse(stored!.explanation as string)).toEqual(a.explanation);
-    // communication_events keeps each event's data as one JSON string (decision 0046).
-    const storedEvent = await (
-      await new ProjectionCatalog(db).collection('communication_events')
-    ).findOne({ communicationNumber: comm, type: 'RiskAssessed' });
-    expect(typeof storedEvent!.data).toBe('string');
-    expect(
-      (JSON.parse(storedEvent!.data as string) as { assessment: AssessmentView }).assessment,
-    ).toMatchObject({
+    // communication_events folds a communication's events into documents holding them as one JSON string
+    // (decisions 0046, 0050).
+    const storedDocs = await (await new ProjectionCatalog(db).collection('communication_events'))
+      .find({ communicationNumber: comm })
+      .toArray();
+    expect(storedDocs.length).toBeGreaterThan(0);
+    for (const d of storedDocs) expect(typeof d.events).toBe('string');
+    const storedEvent = communicationEventsOf(storedDocs as never[]).find((e) => e.type === 'RiskAssessed');
+    expect((storedEvent!.data as { assessment: AssessmentView }).assessment).toMatchObject({
       level: a.level,
       explanation: a.explanation,
     });
@@ -241,12 +250,10 @@ describe('risk evaluation end to end', () => {
       matrixId: 'demo-persons',
     });
     expect(after.riskLevel).toBe('MEDIUM');
-    const reasons = await (await new ProjectionCatalog(db).collection('communication_events'))
-      .find({ customerExtId: plain, type: 'RiskEvaluationRequested' })
-      .toArray();
-    expect(reasons.map((r) => readEventData(r.type as string, r.data as string).reason)).toContain(
-      'MATRIX_ACTIVATED',
+    const reasons = (await storedEvents()).filter(
+      (e) => e.customerExtId === plain && e.type === 'RiskEvaluationRequested',
     );
+    expect(reasons.map((r) => r.data.reason)).toContain('MATRIX_ACTIVATED');
     expect((await view(org))!.latestAssessment).toMatchObject({
       matrixId: 'demo-organizations',
       matrixVersion: 1,
@@ -313,12 +320,10 @@ describe('risk evaluation end to end', () => {
       'assessment after expiry',
     );
     expect(after.riskLevel).toBe(computed);
-    const requested = await (await new ProjectionCatalog(db).collection('communication_events'))
-      .find({ customerExtId: extId, type: 'RiskEvaluationRequested' })
-      .toArray();
-    expect(requested.map((r) => readEventData(r.type as string, r.data as string).reason)).toContain(
-      'OVERRIDE_EXPIRED',
+    const requested = (await storedEvents()).filter(
+      (e) => e.customerExtId === extId && e.type === 'RiskEvaluationRequested',
     );
+    expect(requested.map((r) => r.data.reason)).toContain('OVERRIDE_EXPIRED');
   });
 
   it('validates override requests and answers 404 for an unknown customer', async () => {

@@ -6,4 +6,5 @@ export * from './insert-new';
 export * from './find-by-ids';
 export * from './lease';
 export * from './stored-assessment';
+export * from './communication-events';
 export type * from './read-models';

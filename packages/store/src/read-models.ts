@@ -110,7 +110,11 @@ export interface ScreeningDoc extends HistoryKeys {
   screenedAt: string;
 }
 
-/** The `communication_events` read model: every event of a communication, for the pull endpoint. */
+/**
+ * One event of a communication, for the pull endpoint: what the projection makes of each event
+ * (`_id` = event id). Since decision 0050 the `communication_events` read model stores these folded into
+ * `CommunicationEventsDoc` groups; documents written before are one event each, in this shape.
+ */
 export interface CommunicationEventDoc extends HistoryKeys {
   communicationNumber: string;
   type: CustomerEventType;
@@ -122,6 +126,33 @@ export interface CommunicationEventDoc extends HistoryKeys {
    * sourceOfRiskLevel, simplified, customerStatus): the record itself stays in the customer document.
    */
   data: string | Record<string, unknown>;
+}
+
+/**
+ * The `communication_events` read model (decision 0050): the events of one communication that one write
+ * saw together (a projector chunk, a stretch of a replay), at most `MAX_EVENTS_PER_COMMUNICATION_DOC`.
+ * `events` is one JSON string (an array of `CommunicationEventEntry`): FerretDB v1 converts a document
+ * field by field, and nothing queries inside it. `_id` is derived from the event ids it holds, so writing
+ * the same group again collides (already applied); a group cut differently (another fetch) may hold
+ * events another document holds too: readers de-duplicate by event id (`communicationEventsOf`).
+ */
+export interface CommunicationEventsDoc {
+  _id: string;
+  businessUnit: string;
+  communicationNumber: string;
+  /** How many events `events` holds. */
+  count: number;
+  events: string;
+}
+
+/** One event inside `CommunicationEventsDoc.events`. */
+export interface CommunicationEventEntry {
+  eventId: string;
+  customerExtId: string;
+  type: CustomerEventType;
+  occurredAt: string;
+  streamVersion: number;
+  data: Record<string, unknown>;
 }
 
 /** The `operations` read model (the archive service's); `_id` is the stream id `<businessUnit>:<extId>`. */

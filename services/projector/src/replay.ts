@@ -7,6 +7,8 @@ import {
   ProjectionCatalog,
   detectDialect,
   ensureProjectionIndexes,
+  groupCommunicationEvents,
+  type CommunicationEventDoc,
 } from '@crs/store';
 import type { CollectionNames } from './projections/customer-projection';
 import {
@@ -17,6 +19,12 @@ import {
 import { InMemoryProjection } from './projections/in-memory-projection';
 import { BulkInserter } from './projections/bulk-inserter';
 import { eraseDataKey } from '@crs/privacy';
+
+/**
+ * Communication events the replay folds together (decision 0050): the events of a single import span
+ * about a second of the log (its screening and assessment come later), a batch's thousands sit together.
+ */
+const COMMUNICATION_WINDOW = 5000;
 
 export interface ReplayResult {
   events: number;
@@ -34,8 +42,8 @@ export interface ReplayResult {
  * collections in the meantime reach the new ones too (applying is idempotent).
  *
  * Phase 1 folds the customers in memory while the history documents stream to the store as they are
- * read (unordered inserts of 500, several in flight); the customers follow as inserts once the log is
- * read. The secondary indexes are built after the load, before the switch (decision 0012).
+ * read (unordered inserts of 500, several in flight; communication events folded per communication over
+ * windows of the log); the customers follow as inserts once the log is read. The secondary indexes are built after the load, before the switch (decision 0012).
  */
 export async function replayProjections(opts: {
   db: Db;
@@ -66,6 +74,13 @@ export async function replayProjections(opts: {
   const inserter = new BulkInserter(db, { batch: MAX_BULK_OPERATIONS, maxInFlight: 3 });
   let mode: 'memory' | 'buffer' | 'live' = 'memory';
   const pending: CustomerEvent[] = [];
+  // Communication events are folded per communication over a window of the log (decision 0050).
+  let communications: CommunicationEventDoc[] = [];
+  const writeCommunications = async () => {
+    const window = communications;
+    communications = [];
+    for (const doc of groupCommunicationEvents(window)) await inserter.add(names.communication_events, doc);
+  };
   let events = 0;
   let erasuresReapplied = 0;
   const reader = new StreamReader<CustomerEvent>({
@@ -82,13 +97,18 @@ export async function replayProjections(opts: {
       // During the customers' bulk write later events wait; after it they go through the live executor.
       if (mode === 'live') await applyCustomerEvent(db, names, m.value, dialect);
       else if (mode === 'buffer') pending.push(m.value);
-      else for (const h of memory.apply(m.value)) await inserter.add(names[h.projection], h.doc);
+      else
+        for (const h of memory.apply(m.value)) {
+          if (h.projection !== 'communication_events') await inserter.add(names[h.projection], h.doc);
+          else if (communications.push(h.doc) >= COMMUNICATION_WINDOW) await writeCommunications();
+        }
     },
   });
   await reader.start();
   try {
     await reader.waitUntilCaughtUp(undefined, opts.onProgress);
     mode = 'buffer';
+    await writeCommunications();
     for (const doc of memory.customerDocuments()) await inserter.add(names.customers, doc);
     await inserter.flush();
     logger.info(

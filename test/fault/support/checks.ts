@@ -8,6 +8,7 @@ import type { CustomerEvent } from '@crs/contracts';
 import {
   CustomerProjectionNames,
   OwnedCollections,
+  projectionContents,
   ProjectionCatalog,
   type CustomerProjectionName,
 } from '@crs/store';
@@ -392,19 +393,16 @@ export type Projections = Record<CustomerProjectionName, Document[]>;
 
 /**
  * Live read models, sorted, per projection the replay rebuilds: customers, assessments, screenings,
- * communication_events. (operations and alerts belong to the archive service and its own log: see
+ * communication_events (its events, one entry per event id). (operations and alerts belong to the archive service and its own log: see
  * verifyOperations.)
  */
 async function snapshot(db: Db): Promise<Projections> {
   const catalog = new ProjectionCatalog(db);
-  const out: Partial<Projections> = {};
-  for (const n of CustomerProjectionNames)
-    out[n] = await db
-      .collection(await catalog.activeName(n))
-      .find({})
-      .sort({ _id: 1 })
-      .toArray();
-  return out as Projections;
+  const names = {} as Record<CustomerProjectionName, string>;
+  for (const n of CustomerProjectionNames) names[n] = await catalog.activeName(n);
+  // communication_events documents fold the events one write saw (decision 0050): the live projector's
+  // chunks and the replay's windows cut them differently, so what is compared is every event, once.
+  return projectionContents(db, names);
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Db } from 'mongodb';
 import type { Logger } from '@crs/runtime';
 import type { Messaging } from '@crs/messaging';
 import type { CustomerEvent, OperationTopicEvent } from '@crs/contracts';
-import { ProjectionCatalog } from '@crs/store';
+import { ProjectionCatalog, communicationEventsOf, type CommunicationEventsDoc } from '@crs/store';
 import { ROOT, type TestCluster, type TestReceiver } from '@crs/testing';
 import { runLoad, type LoadOptions, type RequestRecord } from './load';
 import {
@@ -252,17 +252,19 @@ async function settleAndCheck(
   const comms = records.map((r) => r.comm);
   const commSet = new Set(comms);
   const ours = log.filter((e) => commSet.has(e.correlationId));
-  // Every event is one communication_events document (_id = event id), and the projector applies each
-  // partition in order: it has caught up once the last event of every partition is there. Three
-  // look-ups by _id: on FerretDB v1 (SQLite) any count, even unfiltered, scans the collection and
-  // competes with the projector it waits for.
-  const events = await new ProjectionCatalog(h.db).collection<{ _id: string }>('communication_events');
+  // The projector applies each partition in order: it has caught up once the last event of every
+  // partition is in communication_events (folded per communication: decision 0050, so looked up by its
+  // communication). One find a second: on MongoDB by its index; on FerretDB v1 (SQLite) it reads the
+  // collection, which holds a few documents per communication since that decision.
+  const events = await new ProjectionCatalog(h.db).collection<CommunicationEventsDoc>('communication_events');
   const lastEvents = s.logTail.lastPerPartition();
   const projected = await settled(
     async () => {
-      for (const e of lastEvents)
-        if (!(await events.findOne({ _id: e.eventId }, { projection: { _id: 1 } }))) return false;
-      return true;
+      const docs = await events
+        .find({ communicationNumber: { $in: [...new Set(lastEvents.map((e) => e.correlationId))] } })
+        .toArray();
+      const there = new Set(communicationEventsOf(docs).map((e) => e.eventId));
+      return lastEvents.every((e) => there.has(e.eventId));
     },
     settleDeadline,
     1000,

@@ -3,12 +3,24 @@ import { ErrorCodes, FieldProblems, streamKey, toCloudEvent } from '@crs/contrac
 import type { TokenVerifier } from '@crs/auth';
 import { allowedBusinessUnits } from '@crs/auth';
 import { RequestInvalidError, ResourceNotFoundError, fieldError } from '@crs/http';
-import type { CommunicationEventDoc, CustomerDoc, ProjectionCatalog } from '@crs/store';
-import { readAssessment, readCustomerRecord, readEventData } from '@crs/store';
+import type {
+  CommunicationEventDoc,
+  CommunicationEventsDoc,
+  CustomerDoc,
+  ProjectionCatalog,
+} from '@crs/store';
+import { communicationEventsOf, readAssessment, readCustomerRecord } from '@crs/store';
 import type { CustomerPrivacy } from '@crs/privacy';
 import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
 
 const MAX_PARAM = 255;
+/** The communications-events endpoint answers at most this many events (by business unit, then stream version). */
+const MAX_EVENTS = 1000;
+/**
+ * ... read from at most this many documents: a batch communication of 1,000 customers has a few thousand
+ * events, in a handful of folded documents (decision 0050) or one document each when written before it.
+ */
+const MAX_DOCUMENTS = 10_000;
 
 /** A path parameter of 1..255 characters, or 400 V001 naming it (the read and privacy routes). */
 export function param(value: unknown, name: string): string {
@@ -78,10 +90,20 @@ export function readRoutes(deps: {
       const filter: Record<string, unknown> = { communicationNumber };
       if (requested) filter.businessUnit = requested;
       else if (allowed !== '*') filter.businessUnit = { $in: [...allowed] };
-      const events = await deps.catalog.collection<CommunicationEventDoc>('communication_events');
-      const docs = (
-        await events.find(filter).sort({ businessUnit: 1, streamVersion: 1 }).limit(1000).toArray()
-      ).map((d) => ({ ...d, data: readEventData(d.type, d.data) }));
+      const collection = await deps.catalog.collection<CommunicationEventsDoc | CommunicationEventDoc>(
+        'communication_events',
+      );
+      // Documents fold a communication's events (decision 0050; one event each before it): read them all,
+      // each event once, in the order the endpoint has always answered, at most MAX_EVENTS of them.
+      const docs = communicationEventsOf(await collection.find(filter).limit(MAX_DOCUMENTS).toArray())
+        .sort((a, b) =>
+          a.businessUnit < b.businessUnit
+            ? -1
+            : a.businessUnit > b.businessUnit
+              ? 1
+              : a.streamVersion - b.streamVersion,
+        )
+        .slice(0, MAX_EVENTS);
       // Customers whose erasure the read model records show null whatever key this process has cached.
       const streams = [...new Set(docs.map((d) => streamKey(d.businessUnit, d.customerExtId)))];
       const customers = await deps.catalog.collection<CustomerDoc>('customers');
@@ -103,7 +125,7 @@ export function readRoutes(deps: {
         .map((d, i) =>
           toCloudEvent(
             {
-              eventId: d._id,
+              eventId: d.eventId,
               type: d.type,
               businessUnit: d.businessUnit,
               customerExtId: d.customerExtId,

@@ -1,7 +1,14 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { CodedError } from '@crs/runtime';
 import type { CustomerEvent } from '@crs/contracts';
-import { findByIds, versionGuardedFilter, type StoreDialect } from '@crs/store';
+import {
+  findByIds,
+  groupCommunicationEvents,
+  versionGuardedFilter,
+  type CommunicationEventDoc,
+  type CommunicationEventsDoc,
+  type StoreDialect,
+} from '@crs/store';
 import {
   projectCustomerEvent,
   type CollectionNames,
@@ -45,6 +52,19 @@ async function settleAll(work: readonly Promise<unknown>[]): Promise<void> {
   if (failed) throw failed.reason;
 }
 
+/**
+ * The documents to insert for one history read model: `communication_events` folds the chunk's events per
+ * communication (decision 0050), the others are one document per event.
+ */
+export function historyDocuments(
+  projection: HistoryName,
+  docs: Iterable<HistoryDoc>,
+): (HistoryDoc | CommunicationEventsDoc)[] {
+  return projection === 'communication_events'
+    ? groupCommunicationEvents(docs as Iterable<CommunicationEventDoc>)
+    : [...docs];
+}
+
 async function inSlices<T>(items: readonly T[], write: (slice: T[]) => Promise<void>): Promise<void> {
   const slices: T[][] = [];
   for (let i = 0; i < items.length; i += MAX_BULK_OPERATIONS)
@@ -59,8 +79,9 @@ async function inSlices<T>(items: readonly T[], write: (slice: T[]) => Promise<v
  * - each customer's events are folded in memory into ONE write of its document (`foldCustomer`): an
  *   insert of the whole document when it has none yet (an insert costs FerretDB a fraction of an
  *   update), an update by `_id` otherwise; all in one unordered `bulkWrite`;
- * - history documents (assessments, screenings, communication_events), keyed by event id, go in one
- *   unordered `insertMany` per collection, where a duplicate key means "already applied";
+ * - history documents (assessments, screenings), keyed by event id, go in one unordered `insertMany` per
+ *   collection, where a duplicate key means "already applied"; the chunk's communication events go the
+ *   same way folded into one document per communication (`_id` from their event ids: decision 0050);
  * - the customers and the history collections are written at the same time.
  *
  * The version a document holds comes from `versions` (what this instance wrote or read; dropped on
@@ -166,9 +187,9 @@ export async function applyCustomerEvents(
       }
     });
     const writeHistory = [...history].map(async ([projection, docs]) =>
-      inSlices([...docs.values()], async (slice) => {
+      inSlices(historyDocuments(projection, docs.values()), async (slice) => {
         try {
-          await db.collection<HistoryDoc>(names[projection]).insertMany(slice, { ordered: false });
+          await db.collection<{ _id: string }>(names[projection]).insertMany(slice, { ordered: false });
         } catch (err) {
           if (!isDuplicateKeyOnly(err)) throw err;
         }

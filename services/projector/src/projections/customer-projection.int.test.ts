@@ -1,7 +1,13 @@
 import { MongoClient, type Db } from 'mongodb';
 import type { CustomerEvent } from '@crs/contracts';
-import { CustomerProjectionNames, ensureProjectionIndexes } from '@crs/store';
-import type { CollectionNames } from './customer-projection';
+import {
+  CustomerProjectionNames,
+  ensureProjectionIndexes,
+  groupCommunicationEvents,
+  projectionContents,
+  type CommunicationEventDoc,
+} from '@crs/store';
+import { projectCustomerEvent, type CollectionNames } from './customer-projection';
 import { applyCustomerEvent, applyCustomerEvents } from './apply-customer-events';
 import { InMemoryProjection } from './in-memory-projection';
 import { StreamVersions } from './stream-versions';
@@ -11,6 +17,10 @@ import { StreamVersions } from './stream-versions';
  * whole history applied twice, leave exactly what applying it once leaves.
  */
 const NOW = '2026-01-01T00:00:00.000Z';
+
+/** What the read models hold, comparable across writes that cut chunks differently (decision 0050). */
+const readModels = (db: Db, names: CollectionNames) => projectionContents(db, names);
+
 let seq = 0;
 function ev<T extends CustomerEvent['type']>(
   type: T,
@@ -94,12 +104,7 @@ describe.each(['mongodb', 'ferretdb'] as const)(
     const names = (suffix: string): CollectionNames =>
       Object.fromEntries(CustomerProjectionNames.map((n) => [n, `${n}_${suffix}`])) as CollectionNames;
 
-    async function snapshot(n: CollectionNames) {
-      const out: Record<string, unknown[]> = {};
-      for (const [k, c] of Object.entries(n))
-        out[k] = await db.collection(c).find({}).sort({ _id: 1 }).toArray();
-      return out;
-    }
+    const snapshot = (n: CollectionNames) => readModels(db, n);
 
     beforeAll(async () => {
       client = await new MongoClient(process.env.MONGODB_URI!).connect();
@@ -192,12 +197,11 @@ describe('in-memory replay executor', () => {
       memory.apply(e);
     }
     await memory.writeTo(db, bulk);
-    for (const n of CustomerProjectionNames) {
-      expect(await db.collection(bulk[n]).find({}).sort({ _id: 1 }).toArray()).toEqual(
-        await db.collection(live[n]).find({}).sort({ _id: 1 }).toArray(),
-      );
-    }
+    expect(await readModels(db, bulk)).toEqual(await readModels(db, live));
     expect(await db.collection(bulk.customers).countDocuments()).toBe(2);
+    // The memory executor folds each communication's events into one document (decision 0050).
+    expect(await db.collection(bulk.communication_events).countDocuments()).toBe(12);
+    expect(await db.collection(live.communication_events).countDocuments()).toBe(24);
   });
 });
 
@@ -215,14 +219,7 @@ describe.each(['mongodb', 'ferretdb'] as const)('chunked live executor (%s write
 
   const namesOf = (suffix: string) =>
     Object.fromEntries(CustomerProjectionNames.map((n) => [n, `${n}_${suffix}`])) as CollectionNames;
-  const snapshotOf = async (names: CollectionNames) =>
-    Object.fromEntries(
-      await Promise.all(
-        CustomerProjectionNames.map(
-          async (n) => [n, await db.collection(names[n]).find({}).sort({ _id: 1 }).toArray()] as const,
-        ),
-      ),
-    );
+  const snapshotOf = (names: CollectionNames) => readModels(db, names);
 
   it('chunks of any size, interleaved customers and redelivered chunks leave what one-by-one leaves', async () => {
     const c2 = history().map(
@@ -276,14 +273,7 @@ describe.each([
 
     const fresh = () =>
       Object.fromEntries(CustomerProjectionNames.map((n) => [n, `${n}_${++run}`])) as CollectionNames;
-    const snapshotOf = async (names: CollectionNames) =>
-      Object.fromEntries(
-        await Promise.all(
-          CustomerProjectionNames.map(
-            async (n) => [n, await db.collection(names[n]).find({}).sort({ _id: 1 }).toArray()] as const,
-          ),
-        ),
-      );
+    const snapshotOf = (names: CollectionNames) => readModels(db, names);
     /** The reference: every event alone, in order. */
     const oneByOne = async (events: CustomerEvent[]) => {
       const names = fresh();
@@ -341,13 +331,40 @@ describe.each([
       const events = of('H1');
       const names = fresh();
       // A previous attempt wrote some history, then failed before the customer document.
-      await db
-        .collection(names.communication_events)
-        .insertMany((await oneByOne(events)).communication_events!.filter((_, i) => i % 2 === 0) as never[]);
+      const written = groupCommunicationEvents(
+        events
+          .filter((_, i) => i % 2 === 0)
+          .flatMap((e) => projectCustomerEvent(e).inserts)
+          .filter((h) => h.projection === 'communication_events')
+          .map((h) => h.doc as CommunicationEventDoc),
+      );
+      await db.collection(names.communication_events).insertMany(written as never[]);
       const assessments = (await oneByOne(events)).assessments!;
       await db.collection(names.assessments).insertOne(assessments[0] as never);
       await applyCustomerEvents(db, names, events, dialect, versionsFor());
       expect(await snapshotOf(names)).toEqual(await oneByOne(events));
+    });
+
+    it('a batch communication in one chunk is one communication_events document; cut differently when redelivered, each event still reads once', async () => {
+      const batch = Array.from({ length: 40 }, (_, i) => ({
+        ...ev(
+          'CustomerCreated',
+          1,
+          { customer: customer as never, sourceOfRiskLevel: 'IMPORT', channel: 'BATCH', simplified: false },
+          `B${i}`,
+        ),
+        correlationId: 'BATCH-1',
+      })) as CustomerEvent[];
+      const names = fresh();
+      await applyCustomerEvents(db, names, batch, dialect, versionsFor());
+      expect(await db.collection(names.communication_events).countDocuments()).toBe(1);
+      // After a rebalance the same events come again in other chunks: more documents, the same events.
+      await applyCustomerEvents(db, names, batch.slice(10, 30), dialect, versionsFor());
+      await applyCustomerEvents(db, names, batch, dialect, versionsFor());
+      expect(await db.collection(names.communication_events).countDocuments()).toBe(2);
+      const read = (await readModels(db, names)).communication_events;
+      expect(read.map((e) => e.eventId).sort()).toEqual(batch.map((e) => e.eventId).sort());
+      expect(await snapshotOf(names)).toEqual(await oneByOne(batch));
     });
 
     it('a redelivered chunk that starts the stream, after a longer one wrote the document, changes nothing', async () => {

@@ -18,7 +18,10 @@ export type CustomerSet = Partial<Omit<CustomerDoc, '_id' | 'createdAt' | 'scree
   [L in ScreeningList as `screening.${L}`]?: ListScreeningSummary;
 };
 
-/** A document of a history read model, keyed by event id and inserted once. */
+/**
+ * A document of a history read model, keyed by event id and inserted once; a `communication_events` one
+ * is an event the executors fold into its communication's document before writing (decision 0050).
+ */
 export type HistoryInsert =
   | { projection: 'assessments'; doc: AssessmentDoc }
   | { projection: 'screenings'; doc: ScreeningDoc }
@@ -38,7 +41,8 @@ export interface ProjectionEffect {
 }
 
 /**
- * What the pull endpoint shows of an event (stored as one JSON string: decision 0046). The customer
+ * What the pull endpoint shows of an event (stored inside its communication's document as one JSON
+ * string: decisions 0046, 0050; `groupCommunicationEvents` folds the events a write sees). The customer
  * record of CustomerCreated / CustomerUpdated stays in the customer document.
  */
 function eventSummary(event: CustomerEvent): Record<string, unknown> {
@@ -188,7 +192,7 @@ export function projectCustomerEvent(event: CustomerEvent): ProjectionEffect {
       type: event.type,
       occurredAt: event.occurredAt,
       streamVersion: event.streamVersion,
-      data: JSON.stringify(eventSummary(event)),
+      data: eventSummary(event),
     },
   });
   return {

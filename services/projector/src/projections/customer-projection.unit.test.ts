@@ -1,4 +1,10 @@
-import { readAssessment, readCustomerRecord, readEventData } from '@crs/store';
+import {
+  communicationEventsOf,
+  groupCommunicationEvents,
+  readAssessment,
+  readCustomerRecord,
+  type CommunicationEventDoc,
+} from '@crs/store';
 import { projectCustomerEvent } from './customer-projection';
 import { StreamVersions } from './stream-versions';
 
@@ -116,7 +122,7 @@ describe('projectCustomerEvent: a risk assessment (decision 0043)', () => {
     },
   });
 
-  it('stores the explanation as one JSON string in the assessment and the customer document, the event data as one string', () => {
+  it("stores the explanation as one JSON string in the assessment and the customer document; the event goes into its communication's document as one string", () => {
     const stored = JSON.stringify(explanation);
     expect(effect.customer.set).toMatchObject({
       riskLevel: 'LOW',
@@ -125,19 +131,30 @@ describe('projectCustomerEvent: a risk assessment (decision 0043)', () => {
     const byName = Object.fromEntries(effect.inserts.map((i) => [i.projection, i.doc]));
     expect(byName.assessments).toMatchObject({ _id: 'e-3', level: 'LOW', explanation: stored });
     expect(byName.communication_events).toMatchObject({ type: 'RiskAssessed', streamVersion: 3 });
-    const data = (byName.communication_events as { data: unknown }).data;
-    expect(typeof data).toBe('string');
-    expect(JSON.parse(data as string)).toMatchObject({
-      requestId: 'r-3',
-      assessment: { level: 'LOW', explanation },
-      previousLevel: null,
-    });
+    const [doc, ...more] = groupCommunicationEvents([byName.communication_events as CommunicationEventDoc]);
+    expect(more).toEqual([]);
+    expect(doc).toMatchObject({ _id: 'e-3', businessUnit: 'DEMO', communicationNumber: 'comm-3', count: 1 });
+    expect(typeof doc!.events).toBe('string');
+    expect(JSON.parse(doc!.events)).toEqual([
+      expect.objectContaining({
+        eventId: 'e-3',
+        customerExtId: 'C-3',
+        data: {
+          requestId: 'r-3',
+          assessment: expect.objectContaining({ level: 'LOW', explanation }),
+          previousLevel: null,
+        },
+      }),
+    ]);
   });
 
   it('reads back as the event carried it', () => {
     const byName = Object.fromEntries(effect.inserts.map((i) => [i.projection, i.doc]));
-    const event = byName.communication_events as { type: string; data: string };
-    expect(readEventData(event.type, event.data)).toEqual({
+    const [event] = communicationEventsOf(
+      groupCommunicationEvents([byName.communication_events as CommunicationEventDoc]),
+    );
+    expect(event).toMatchObject({ eventId: 'e-3', type: 'RiskAssessed', communicationNumber: 'comm-3' });
+    expect(event!.data).toEqual({
       requestId: 'r-3',
       assessment: { source: 'EVALUATE', level: 'LOW', score: 12, matrixId: 'demo-persons', explanation },
       previousLevel: null,

@@ -8,7 +8,7 @@ import {
   type ProjectionEffect,
 } from './customer-projection';
 import { setPath, type CustomerWrite } from './customer-fold';
-import { MAX_BULK_OPERATIONS } from './apply-customer-events';
+import { MAX_BULK_OPERATIONS, historyDocuments } from './apply-customer-events';
 
 /**
  * The replay executor: folds each customer's effects in memory with the same rules as the live one
@@ -60,6 +60,7 @@ export class InMemoryProjection {
       }
     };
     await write(names.customers, [...this.customers.values()]);
-    for (const [projection, docs] of this.history) await write(names[projection], [...docs.values()]);
+    for (const [projection, docs] of this.history)
+      await write(names[projection], historyDocuments(projection, docs.values()));
   }
 }
