@@ -9,7 +9,7 @@ import {
 } from '@crs/store';
 import { ServiceHost } from '@crs/host';
 import { eraseDataKey } from '@crs/privacy';
-import { MAX_BULK_OPERATIONS, applyCustomerEvents } from './projections/apply-customer-events';
+import { MAX_CHUNK_EVENTS, applyCustomerEvents } from './projections/apply-customer-events';
 import type { CollectionNames } from './projections/customer-projection';
 import { StreamVersions } from './projections/stream-versions';
 import type { ProjectorConfig } from './config';
@@ -55,7 +55,7 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
         const consumer = new AtLeastOnceConsumer<CustomerEvent>({
           ...consumerOptions(config.CONSUMER_GROUP),
           topics: [topics.customerEvents],
-          // A fetch in chunks of up to 500 events, each written in a few bulk writes (applyCustomerEvents);
+          // A fetch in chunks of up to 5,000 events (MAX_CHUNK_EVENTS), each written in a few bulk writes (applyCustomerEvents);
           // per partition in order, every partition at the same time (their customers never overlap).
           handleBatch: async (messages) => {
             // Keys first, then the read models: a customer document that says erased never has a key
@@ -80,7 +80,7 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
               versions,
             );
           },
-          maxBatch: MAX_BULK_OPERATIONS,
+          maxBatch: MAX_CHUNK_EVENTS,
           partitionsConsumedConcurrently: config.TOPIC_PARTITIONS,
           // Another instance may have written the customers of a partition this one gets (back).
           onGroupJoin: () => versions.clear(),

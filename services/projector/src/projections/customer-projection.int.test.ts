@@ -2,13 +2,20 @@ import { MongoClient, type Db } from 'mongodb';
 import type { CustomerEvent } from '@crs/contracts';
 import {
   CustomerProjectionNames,
+  detectDialect,
   ensureProjectionIndexes,
   groupCommunicationEvents,
   projectionContents,
   type CommunicationEventDoc,
+  type StoreDialect,
 } from '@crs/store';
 import { projectCustomerEvent, type CollectionNames } from './customer-projection';
-import { applyCustomerEvent, applyCustomerEvents } from './apply-customer-events';
+import {
+  MAX_BULK_OPERATIONS,
+  MAX_CHUNK_EVENTS,
+  applyCustomerEvent,
+  applyCustomerEvents,
+} from './apply-customer-events';
 import { InMemoryProjection } from './in-memory-projection';
 import { StreamVersions } from './stream-versions';
 
@@ -382,3 +389,64 @@ describe.each([
     });
   },
 );
+
+// The live projector hands up to MAX_CHUNK_EVENTS events at once (decision 0051): more than one bulk write of
+// customers, history and version reads. With the server's own write path (the MongoDB path on FerretDB v1
+// reads the collection per guarded update: decision 0008, minutes at this size).
+describe('a chunk larger than one bulk write', () => {
+  let client: MongoClient;
+  let db: Db;
+  let dialect: StoreDialect;
+  let run = 0;
+  beforeAll(async () => {
+    client = await new MongoClient(process.env.MONGODB_URI!).connect();
+    db = client.db(`crs_int_projection_large_${process.pid}`);
+    dialect = await detectDialect(db);
+  });
+  afterAll(async () => {
+    await db.dropDatabase();
+    await client.close();
+  });
+  const fresh = () =>
+    Object.fromEntries(CustomerProjectionNames.map((n) => [n, `${n}_${++run}`])) as CollectionNames;
+
+  it.each([false, true])(
+    'writes every customer and event once, also redelivered (versions remembered: %s)',
+    async (remember) => {
+      const versionsFor = () => (remember ? new StreamVersions() : undefined);
+      const n = MAX_BULK_OPERATIONS + 100;
+      const created = Array.from({ length: n }, (_, i) => [
+        ev(
+          'CustomerCreated',
+          1,
+          { customer: customer as never, sourceOfRiskLevel: 'IMPORT', channel: 'BATCH', simplified: false },
+          `L${i}`,
+        ),
+        ev(
+          'RiskAssessed',
+          2,
+          { assessment: { source: 'IMPORT', level: 'HIGH' }, previousLevel: null },
+          `L${i}`,
+        ),
+      ]).flat();
+      const changed = Array.from({ length: n }, (_, i) =>
+        ev('CustomerStatusChanged', 3, { from: 'ACTIVE', to: 'SUSPENDED' }, `L${i}`),
+      );
+      expect(created.length + changed.length).toBeLessThanOrEqual(MAX_CHUNK_EVENTS);
+      const names = fresh();
+      const versions = versionsFor();
+      await applyCustomerEvents(db, names, created, dialect, versions);
+      // A second chunk of existing customers: versions remembered, or read by _id list (two finds).
+      await applyCustomerEvents(db, names, changed, dialect, versions);
+      const read = await readModels(db, names);
+      expect(read.customers).toHaveLength(n);
+      for (const c of read.customers)
+        expect(c).toMatchObject({ version: 3, status: 'SUSPENDED', riskLevel: 'HIGH' });
+      expect(read.assessments).toHaveLength(n);
+      expect(read.communication_events).toHaveLength(3 * n);
+      // Redelivered whole after a crash, to an instance that remembers nothing: nothing doubles.
+      await applyCustomerEvents(db, names, [...created, ...changed], dialect, versionsFor());
+      expect(await readModels(db, names)).toEqual(read);
+    },
+  );
+});
