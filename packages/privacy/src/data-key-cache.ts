@@ -9,7 +9,7 @@ export interface DataKeyCacheOptions {
    * long another process still reads (and writes) a customer's data after an erasure: docs/privacy.md.
    */
   ttlMs?: number;
-  /** Milliseconds now (default `performance.now()`, monotonic); injectable for tests. */
+  /** Milliseconds now; injectable for tests. */
   now?: () => number;
 }
 
@@ -19,20 +19,15 @@ export interface DataKeyCacheOptions {
  * V8 skips the deleted entries at the front of the map on every eviction; lru-cache evicts in O(1)).
  */
 export class DataKeyCache {
-  private readonly entries: LRUCache<string, DataKey> | undefined;
+  private readonly entries: LRUCache<string, { key: DataKey; expiresAt: number }> | undefined;
+  private readonly ttlMs: number;
+  private readonly now: () => number;
 
   constructor(opts: DataKeyCacheOptions = {}) {
     const maxEntries = opts.maxEntries ?? 10_000;
-    this.entries =
-      maxEntries > 0
-        ? new LRUCache<string, DataKey>({
-            max: maxEntries,
-            ttl: opts.ttlMs ?? 60_000,
-            // Read the clock on every check (no 1 ms cache of it), so an injected clock counts at once.
-            ttlResolution: 0,
-            ...(opts.now ? { perf: { now: opts.now } } : {}),
-          })
-        : undefined;
+    this.ttlMs = opts.ttlMs ?? 60_000;
+    this.now = opts.now ?? Date.now;
+    this.entries = maxEntries > 0 ? new LRUCache({ max: maxEntries }) : undefined;
   }
 
   get size(): number {
@@ -40,11 +35,17 @@ export class DataKeyCache {
   }
 
   get(streamId: string): DataKey | undefined {
-    return this.entries?.get(streamId);
+    const entry = this.entries?.get(streamId);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt <= this.now()) {
+      this.drop(streamId);
+      return undefined;
+    }
+    return entry.key;
   }
 
   set(streamId: string, key: DataKey): void {
-    this.entries?.set(streamId, key);
+    this.entries?.set(streamId, { key, expiresAt: this.now() + this.ttlMs });
   }
 
   /**
