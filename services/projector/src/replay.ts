@@ -43,7 +43,8 @@ export interface ReplayResult {
  *
  * Phase 1 folds the customers in memory while the history documents stream to the store as they are
  * read (unordered inserts of 500, several in flight; communication events folded per communication over
- * windows of the log); the customers follow as inserts once the log is read. The secondary indexes are built after the load, before the switch (decision 0012).
+ * windows of the log); the customers follow as inserts once the log is read. The secondary indexes are
+ * built after the load, before the switch (decision 0012).
  */
 export async function replayProjections(opts: {
   db: Db;
