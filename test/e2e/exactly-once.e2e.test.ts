@@ -5,12 +5,7 @@ import type { Db } from 'mongodb';
 import { commonConfigSpec, createLogger, loadConfig } from '@crs/runtime';
 import { StreamReader, setUpMessaging, type Messaging } from '@crs/messaging';
 import type { CustomerEvent } from '@crs/contracts';
-import {
-  CustomerProjectionNames,
-  ProjectionCatalog,
-  projectionContents,
-  type CustomerProjectionName,
-} from '@crs/store';
+import { CustomerProjectionNames, ProjectionCatalog, projectionContents } from '@crs/store';
 import { ROOT, TestCluster, eventually, localToken, uniqueId } from '@crs/testing';
 
 const run = promisify(execFile);
@@ -132,11 +127,7 @@ describe('exactly-once through a decider crash, and replay', () => {
   it('a replay rebuilds read models equal to the live ones and swaps them in', async () => {
     const catalog = new ProjectionCatalog(db);
     // communication_events folds the events one write saw (decision 0050): compared event by event.
-    const contents = async () => {
-      const names = {} as Record<CustomerProjectionName, string>;
-      for (const n of CustomerProjectionNames) names[n] = await catalog.activeName(n);
-      return projectionContents(db, names);
-    };
+    const contents = async () => projectionContents(db, await catalog.customerProjections());
     const live = await contents();
     // The archive service owns operations and alerts (filled from its own log, not the customer events):
     // whatever they hold must survive a replay of the customer projections untouched.

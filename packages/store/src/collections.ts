@@ -75,6 +75,14 @@ export class ProjectionCatalog {
     return read;
   }
 
+  /** The active collection of every read model the projector builds (`CustomerProjectionNames`). */
+  async customerProjections(): Promise<Record<CustomerProjectionName, string>> {
+    const entries = await Promise.all(
+      CustomerProjectionNames.map(async (n) => [n, await this.activeName(n)] as const),
+    );
+    return Object.fromEntries(entries) as Record<CustomerProjectionName, string>;
+  }
+
   async collection<T extends Document = Document>(base: ProjectionName): Promise<Collection<T>> {
     return this.db.collection<T>(await this.activeName(base));
   }

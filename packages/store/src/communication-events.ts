@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Db, Document } from 'mongodb';
 import { CustomerProjectionNames, type CustomerProjectionName } from './collections';
-import type { CommunicationEventDoc, CommunicationEventEntry, CommunicationEventsDoc } from './read-models';
+import type {
+  CommunicationEventDoc,
+  CommunicationEventEntry,
+  CommunicationEventsDoc,
+  ProjectedCommunicationEvent,
+} from './read-models';
 import { readEventData } from './stored-assessment';
 
 /** At most this many events in one `communication_events` document (a batch communication has thousands). */
@@ -29,7 +34,7 @@ function groupId(ids: readonly string[]): string {
  * once.
  */
 export function groupCommunicationEvents(
-  events: Iterable<CommunicationEventDoc>,
+  events: Iterable<ProjectedCommunicationEvent>,
   max = MAX_EVENTS_PER_COMMUNICATION_DOC,
 ): CommunicationEventsDoc[] {
   const groups = new Map<
@@ -52,7 +57,7 @@ export function groupCommunicationEvents(
       type: e.type,
       occurredAt: e.occurredAt,
       streamVersion: e.streamVersion,
-      data: typeof e.data === 'string' ? (JSON.parse(e.data) as Record<string, unknown>) : e.data,
+      data: e.data,
     });
   }
   const docs: CommunicationEventsDoc[] = [];

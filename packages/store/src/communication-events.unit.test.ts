@@ -3,9 +3,9 @@ import {
   communicationEventsOf,
   groupCommunicationEvents,
 } from './communication-events';
-import type { CommunicationEventDoc } from './read-models';
+import type { CommunicationEventDoc, ProjectedCommunicationEvent } from './read-models';
 
-function event(id: string, over: Partial<CommunicationEventDoc> = {}): CommunicationEventDoc {
+function event(id: string, over: Partial<ProjectedCommunicationEvent> = {}): ProjectedCommunicationEvent {
   return {
     _id: id,
     businessUnit: 'BU1',
@@ -83,8 +83,8 @@ describe('communication_events documents (decision 0050)', () => {
     const first = groupCommunicationEvents([event('a'), event('b')]);
     // A later fetch cut differently: b and c together (b is in both documents).
     const second = groupCommunicationEvents([event('b'), event('c', { type: 'RiskAssessed' })]);
-    const older = [
-      event('d', { type: 'ScreeningCompleted', data: JSON.stringify({ list: 'PEP' }) }),
+    const older: CommunicationEventDoc[] = [
+      { ...event('d', { type: 'ScreeningCompleted' }), data: JSON.stringify({ list: 'PEP' }) },
       event('e', { type: 'CustomerCommandRejected', data: { errorCode: 'V001' } }),
     ];
     const read = communicationEventsOf([...first, ...second, ...older]);

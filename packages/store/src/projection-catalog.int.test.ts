@@ -58,4 +58,15 @@ describe('ProjectionCatalog', () => {
     await inFlight;
     await expect(catalog.activeName('communication_events')).resolves.toBe('communication_events_r2');
   });
+
+  it('names the active collection of every read model the projector builds', async () => {
+    const catalog = new ProjectionCatalog(db);
+    await catalog.activate('screenings', 'screenings_r7');
+    await expect(catalog.customerProjections()).resolves.toMatchObject({
+      customers: expect.any(String),
+      assessments: expect.any(String),
+      screenings: 'screenings_r7',
+      communication_events: expect.any(String),
+    });
+  });
 });

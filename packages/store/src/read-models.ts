@@ -128,6 +128,9 @@ export interface CommunicationEventDoc extends HistoryKeys {
   data: string | Record<string, unknown>;
 }
 
+/** An event as the projection hands it to `groupCommunicationEvents`: its data as the object. */
+export type ProjectedCommunicationEvent = CommunicationEventDoc & { data: Record<string, unknown> };
+
 /**
  * The `communication_events` read model (decision 0050): the events of one communication that one write
  * saw together (a projector chunk, a stretch of a replay), at most `MAX_EVENTS_PER_COMMUNICATION_DOC`.

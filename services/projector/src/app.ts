@@ -1,12 +1,7 @@
 import { Counter, type Logger } from '@crs/runtime';
 import type { CustomerEvent } from '@crs/contracts';
 import { AtLeastOnceConsumer } from '@crs/messaging';
-import {
-  CustomerProjectionNames,
-  ProjectionCatalog,
-  detectDialect,
-  ensureProjectionIndexes,
-} from '@crs/store';
+import { ProjectionCatalog, detectDialect, ensureProjectionIndexes } from '@crs/store';
 import { ServiceHost } from '@crs/host';
 import { eraseDataKey } from '@crs/privacy';
 import { MAX_CHUNK_EVENTS, applyCustomerEvents } from './projections/apply-customer-events';
@@ -33,12 +28,7 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
         const mongo = await host.connectStore();
         const db = mongo.db;
         const catalog = new ProjectionCatalog(db);
-        const resolveNames = async (): Promise<CollectionNames> => {
-          const entries = await Promise.all(
-            CustomerProjectionNames.map(async (n) => [n, await catalog.activeName(n)] as const),
-          );
-          return Object.fromEntries(entries) as CollectionNames;
-        };
+        const resolveNames = (): Promise<CollectionNames> => catalog.customerProjections();
         await ensureProjectionIndexes(db, await resolveNames());
         const dialect = await detectDialect(db);
         const { topics, consumerOptions } = await host.connectMessaging();

@@ -8,7 +8,7 @@ import {
   detectDialect,
   ensureProjectionIndexes,
   groupCommunicationEvents,
-  type CommunicationEventDoc,
+  type ProjectedCommunicationEvent,
 } from '@crs/store';
 import type { CollectionNames } from './projections/customer-projection';
 import {
@@ -76,7 +76,7 @@ export async function replayProjections(opts: {
   let mode: 'memory' | 'buffer' | 'live' = 'memory';
   const pending: CustomerEvent[] = [];
   // Communication events are folded per communication over a window of the log (decision 0050).
-  let communications: CommunicationEventDoc[] = [];
+  let communications: ProjectedCommunicationEvent[] = [];
   const writeCommunications = async () => {
     const window = communications;
     communications = [];

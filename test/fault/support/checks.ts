@@ -397,9 +397,7 @@ export type Projections = Record<CustomerProjectionName, Document[]>;
  * verifyOperations.)
  */
 async function snapshot(db: Db): Promise<Projections> {
-  const catalog = new ProjectionCatalog(db);
-  const names = {} as Record<CustomerProjectionName, string>;
-  for (const n of CustomerProjectionNames) names[n] = await catalog.activeName(n);
+  const names = await new ProjectionCatalog(db).customerProjections();
   // communication_events documents fold the events one write saw (decision 0050): the live projector's
   // chunks and the replay's windows cut them differently, so what is compared is every event, once.
   return projectionContents(db, names);

@@ -5,7 +5,7 @@ import {
   findByIds,
   groupCommunicationEvents,
   versionGuardedFilter,
-  type CommunicationEventDoc,
+  type ProjectedCommunicationEvent,
   type CommunicationEventsDoc,
   type StoreDialect,
 } from '@crs/store';
@@ -70,7 +70,7 @@ export function historyDocuments(
   docs: Iterable<HistoryDoc>,
 ): (HistoryDoc | CommunicationEventsDoc)[] {
   return projection === 'communication_events'
-    ? groupCommunicationEvents(docs as Iterable<CommunicationEventDoc>)
+    ? groupCommunicationEvents(docs as Iterable<ProjectedCommunicationEvent>)
     : [...docs];
 }
 

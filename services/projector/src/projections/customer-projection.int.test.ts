@@ -6,7 +6,7 @@ import {
   ensureProjectionIndexes,
   groupCommunicationEvents,
   projectionContents,
-  type CommunicationEventDoc,
+  type ProjectedCommunicationEvent,
   type StoreDialect,
 } from '@crs/store';
 import { projectCustomerEvent, type CollectionNames } from './customer-projection';
@@ -24,9 +24,6 @@ import { StreamVersions } from './stream-versions';
  * whole history applied twice, leave exactly what applying it once leaves.
  */
 const NOW = '2026-01-01T00:00:00.000Z';
-
-/** What the read models hold, comparable across writes that cut chunks differently (decision 0050). */
-const readModels = (db: Db, names: CollectionNames) => projectionContents(db, names);
 
 let seq = 0;
 function ev<T extends CustomerEvent['type']>(
@@ -111,7 +108,7 @@ describe.each(['mongodb', 'ferretdb'] as const)(
     const names = (suffix: string): CollectionNames =>
       Object.fromEntries(CustomerProjectionNames.map((n) => [n, `${n}_${suffix}`])) as CollectionNames;
 
-    const snapshot = (n: CollectionNames) => readModels(db, n);
+    const snapshot = (n: CollectionNames) => projectionContents(db, n);
 
     beforeAll(async () => {
       client = await new MongoClient(process.env.MONGODB_URI!).connect();
@@ -204,7 +201,7 @@ describe('in-memory replay executor', () => {
       memory.apply(e);
     }
     await memory.writeTo(db, bulk);
-    expect(await readModels(db, bulk)).toEqual(await readModels(db, live));
+    expect(await projectionContents(db, bulk)).toEqual(await projectionContents(db, live));
     expect(await db.collection(bulk.customers).countDocuments()).toBe(2);
     // The memory executor folds each communication's events into one document (decision 0050).
     expect(await db.collection(bulk.communication_events).countDocuments()).toBe(12);
@@ -226,7 +223,7 @@ describe.each(['mongodb', 'ferretdb'] as const)('chunked live executor (%s write
 
   const namesOf = (suffix: string) =>
     Object.fromEntries(CustomerProjectionNames.map((n) => [n, `${n}_${suffix}`])) as CollectionNames;
-  const snapshotOf = (names: CollectionNames) => readModels(db, names);
+  const snapshotOf = (names: CollectionNames) => projectionContents(db, names);
 
   it('chunks of any size, interleaved customers and redelivered chunks leave what one-by-one leaves', async () => {
     const c2 = history().map(
@@ -280,7 +277,7 @@ describe.each([
 
     const fresh = () =>
       Object.fromEntries(CustomerProjectionNames.map((n) => [n, `${n}_${++run}`])) as CollectionNames;
-    const snapshotOf = (names: CollectionNames) => readModels(db, names);
+    const snapshotOf = (names: CollectionNames) => projectionContents(db, names);
     /** The reference: every event alone, in order. */
     const oneByOne = async (events: CustomerEvent[]) => {
       const names = fresh();
@@ -343,7 +340,7 @@ describe.each([
           .filter((_, i) => i % 2 === 0)
           .flatMap((e) => projectCustomerEvent(e).inserts)
           .filter((h) => h.projection === 'communication_events')
-          .map((h) => h.doc as CommunicationEventDoc),
+          .map((h) => h.doc as ProjectedCommunicationEvent),
       );
       await db.collection(names.communication_events).insertMany(written as never[]);
       const assessments = (await oneByOne(events)).assessments!;
@@ -369,7 +366,7 @@ describe.each([
       await applyCustomerEvents(db, names, batch.slice(10, 30), dialect, versionsFor());
       await applyCustomerEvents(db, names, batch, dialect, versionsFor());
       expect(await db.collection(names.communication_events).countDocuments()).toBe(2);
-      const read = (await readModels(db, names)).communication_events;
+      const read = (await projectionContents(db, names)).communication_events;
       expect(read.map((e) => e.eventId).sort()).toEqual(batch.map((e) => e.eventId).sort());
       expect(await snapshotOf(names)).toEqual(await oneByOne(batch));
     });
@@ -438,7 +435,7 @@ describe('a chunk larger than one bulk write', () => {
       await applyCustomerEvents(db, names, created, dialect, versions);
       // A second chunk of existing customers: versions remembered, or read by _id list (two finds).
       await applyCustomerEvents(db, names, changed, dialect, versions);
-      const read = await readModels(db, names);
+      const read = await projectionContents(db, names);
       expect(read.customers).toHaveLength(n);
       for (const c of read.customers)
         expect(c).toMatchObject({ version: 3, status: 'SUSPENDED', riskLevel: 'HIGH' });
@@ -446,7 +443,7 @@ describe('a chunk larger than one bulk write', () => {
       expect(read.communication_events).toHaveLength(3 * n);
       // Redelivered whole after a crash, to an instance that remembers nothing: nothing doubles.
       await applyCustomerEvents(db, names, [...created, ...changed], dialect, versionsFor());
-      expect(await readModels(db, names)).toEqual(read);
+      expect(await projectionContents(db, names)).toEqual(read);
     },
   );
 });

@@ -2,10 +2,10 @@ import type { CustomerEvent, ScreeningList } from '@crs/contracts';
 import type {
   AssessmentDoc,
   AssessmentRecord,
-  CommunicationEventDoc,
   CustomerDoc,
   CustomerProjectionName,
   ListScreeningSummary,
+  ProjectedCommunicationEvent,
   ScreeningDoc,
 } from '@crs/store';
 import { storeAssessment } from '@crs/store';
@@ -25,7 +25,7 @@ export type CustomerSet = Partial<Omit<CustomerDoc, '_id' | 'createdAt' | 'scree
 export type HistoryInsert =
   | { projection: 'assessments'; doc: AssessmentDoc }
   | { projection: 'screenings'; doc: ScreeningDoc }
-  | { projection: 'communication_events'; doc: CommunicationEventDoc };
+  | { projection: 'communication_events'; doc: ProjectedCommunicationEvent };
 export type HistoryName = HistoryInsert['projection'];
 export type HistoryDoc = HistoryInsert['doc'];
 

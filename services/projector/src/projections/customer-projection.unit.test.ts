@@ -3,7 +3,7 @@ import {
   groupCommunicationEvents,
   readAssessment,
   readCustomerRecord,
-  type CommunicationEventDoc,
+  type ProjectedCommunicationEvent,
 } from '@crs/store';
 import { projectCustomerEvent } from './customer-projection';
 import { StreamVersions } from './stream-versions';
@@ -131,7 +131,9 @@ describe('projectCustomerEvent: a risk assessment (decision 0043)', () => {
     const byName = Object.fromEntries(effect.inserts.map((i) => [i.projection, i.doc]));
     expect(byName.assessments).toMatchObject({ _id: 'e-3', level: 'LOW', explanation: stored });
     expect(byName.communication_events).toMatchObject({ type: 'RiskAssessed', streamVersion: 3 });
-    const [doc, ...more] = groupCommunicationEvents([byName.communication_events as CommunicationEventDoc]);
+    const [doc, ...more] = groupCommunicationEvents([
+      byName.communication_events as ProjectedCommunicationEvent,
+    ]);
     expect(more).toEqual([]);
     expect(doc).toMatchObject({ _id: 'e-3', businessUnit: 'DEMO', communicationNumber: 'comm-3', count: 1 });
     expect(typeof doc!.events).toBe('string');
@@ -151,7 +153,7 @@ describe('projectCustomerEvent: a risk assessment (decision 0043)', () => {
   it('reads back as the event carried it', () => {
     const byName = Object.fromEntries(effect.inserts.map((i) => [i.projection, i.doc]));
     const [event] = communicationEventsOf(
-      groupCommunicationEvents([byName.communication_events as CommunicationEventDoc]),
+      groupCommunicationEvents([byName.communication_events as ProjectedCommunicationEvent]),
     );
     expect(event).toMatchObject({ eventId: 'e-3', type: 'RiskAssessed', communicationNumber: 'comm-3' });
     expect(event!.data).toEqual({
