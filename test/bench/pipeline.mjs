@@ -215,19 +215,20 @@ export async function benchPipeline({
   const NS = `pl-${label}-${Date.now().toString(36)}`.slice(0, 40);
   const ns = launcher.namespaceSettings(NS);
   const env = stackEnv();
+  /** A figure, and its ratio to each limit given (one, or several: the decider's two ceilings). */
   const push = (name, value, unit, limit) => {
     const f = { name: `pipeline.${name}.${label}`, value: round(value, 2), unit };
     figures.push(f);
-    if (limit) {
+    const limitsOf = [limit].flat().filter(Boolean);
+    for (const l of limitsOf) {
       figures.push({
-        name: `pipeline.${name}.ratio_to_${limit.name}.${label}`,
-        value: round(value / limit.value, 3),
-        unit: `ratio (limit ${round(limit.value)} ${limit.unit})`,
+        name: `pipeline.${name}.ratio_to_${l.name}.${label}`,
+        value: round(value / l.value, 3),
+        unit: `ratio (limit ${round(l.value)} ${l.unit})`,
       });
     }
-    log(
-      `  [${label}] ${name}: ${f.value} ${unit}${limit ? ` (${round(value / limit.value, 3)} of ${limit.name})` : ''}`,
-    );
+    const ratios = limitsOf.map((l) => `${round(value / l.value, 3)} of ${l.name}`).join(', ');
+    log(`  [${label}] ${name}: ${f.value} ${unit}${ratios ? ` (${ratios})` : ''}`);
   };
   const pushCpu = (name, cpu) => push(`${name}.cpu`, cpu.total, `cores (${cpu.breakdown})`);
   const recv = receiver();
@@ -491,7 +492,10 @@ export async function benchPipeline({
       `commands/s (${queued} queued, including its start and state rebuild)`,
     );
     if (decider.steady !== undefined)
-      push('decider.steady_commands_per_sec', decider.steady, 'commands/s (once deciding)', limits.ctp);
+      push('decider.steady_commands_per_sec', decider.steady, 'commands/s (once deciding)', [
+        limits.ctp,
+        limits.ctpDecider,
+      ]);
     pushCpu('decider', deciderCpu);
     const events = await markerTolerantLag(admin, groups.projector, topics.events);
     t = performance.now();
@@ -579,6 +583,21 @@ export async function measureLimits(log = console.log) {
   await tryLimit('ctp.mjs', async (m) => {
     const r = await m.ctpLimit({ brokers: env.KAFKA_BROKERS.split(','), partitions: benchPartitions() });
     limits.ctp = { name: 'raw_consume_transform_produce', value: r.messagesPerSec, unit: 'messages/s' };
+  });
+  // The same loop with the decider's traffic (DECIDER_SHAPE: a command in, three events and a snapshot
+  // out, at their measured sizes): the ceiling of a process that writes what the decider writes.
+  await tryLimit('ctp.mjs', async (m) => {
+    const r = await m.ctpLimit({
+      brokers: env.KAFKA_BROKERS.split(','),
+      partitions: benchPartitions(),
+      messages: 30_000,
+      ...m.DECIDER_SHAPE,
+    });
+    limits.ctpDecider = {
+      name: 'raw_ctp_decider_shaped',
+      value: r.messagesPerSec,
+      unit: 'commands/s (1.8 KB in; 3 events of 0.93 KB and a 0.92 KB snapshot out)',
+    };
   });
   return limits;
 }

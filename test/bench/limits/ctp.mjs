@@ -8,6 +8,13 @@
 // first batch to the last commit. Also timed, one after the other on one partition: a transaction with
 // one output (the round trips every transaction pays) and one with offsets only. Topics are deleted after.
 //
+// `DECIDER_SHAPE` runs the same loop with the decider's traffic instead of a copy: each input of a batch
+// import command's size becomes three events and one state snapshot (a second topic) of the sizes the
+// decider writes for it (measured on the bench's batch customers, 2026-11-26: the topics' bytes on disk
+// after 12,000 commands: 1,774 B per command, 2,789 B of events and 917 B of snapshot per command). Its
+// rate counts inputs, so it compares with the decider's commands/s directly.
+//   node test/bench/limits/ctp.mjs decider
+//
 //   const { messagesPerSec } = await ctpLimit({ brokers: ['127.0.0.1:19092'] });
 //   node test/bench/limits/ctp.mjs            (reads .local/stack.env)
 import { createRequire } from 'node:module';
@@ -22,6 +29,16 @@ const { Kafka, Partitioners, logLevel } = require(
 );
 
 const MESSAGE_BYTES = 1000;
+
+/** The decider's traffic per batch import command (see the header): one input, three events, a snapshot. */
+export const DECIDER_SHAPE = Object.freeze({
+  inputBytes: 1_800,
+  outputsPerInput: 3,
+  outputBytes: 930,
+  sideOutputBytes: 920,
+  fetchBytesPerPartition: 5 * 1024 * 1024,
+  maxInputsPerTransaction: 2_000,
+});
 
 /**
  * One transaction: `fill` sends into it, then commit. The broker answers CONCURRENT_TRANSACTIONS while
@@ -45,6 +62,8 @@ async function inTransaction(producer, fill) {
   }
 }
 const FILL_PER_SEND = 500;
+/** The decider's produce slice (DEFAULT_MAX_BYTES_PER_SEND of @crs/messaging). */
+const SEND_BYTES = 512 * 1024;
 const LATENCY_SAMPLES = 100;
 
 export async function ctpLimit({
@@ -54,16 +73,28 @@ export async function ctpLimit({
   concurrency = partitions,
   timeoutMs = 180_000,
   log = () => {},
+  inputBytes = MESSAGE_BYTES,
+  outputsPerInput = 1,
+  outputBytes = inputBytes,
+  sideOutputBytes = 0,
+  fetchBytesPerPartition = 0,
+  maxInputsPerTransaction = Infinity,
 } = {}) {
   const kafka = new Kafka({ clientId: 'bench-limit-ctp', brokers, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   const run = `${Date.now().toString(36)}.${process.pid}`;
   const input = `bench.limit.ctp-in.${run}`;
   const output = `bench.limit.ctp-out.${run}`;
+  const side = `bench.limit.ctp-side.${run}`;
+  const outputTopics = sideOutputBytes > 0 ? [output, side] : [output];
   const groupId = `bench.limit.ctp.${run}`;
   await admin.connect();
   await admin.createTopics({
-    topics: [input, output].map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1 })),
+    topics: [input, ...outputTopics].map((topic) => ({
+      topic,
+      numPartitions: partitions,
+      replicationFactor: 1,
+    })),
     waitForLeaders: true,
   });
   const producers = new Map();
@@ -88,10 +119,20 @@ export async function ctpLimit({
     allowAutoTopicCreation: false,
     createPartitioner: Partitioners.DefaultPartitioner,
   });
-  const consumer = kafka.consumer({ groupId, readUncommitted: false, maxWaitTimeInMs: 200 });
+  // The shaped run fetches as the decider does (FETCH_MAX_BYTES_PER_PARTITION of @crs/messaging, 5 MiB).
+  const consumer = kafka.consumer({
+    groupId,
+    readUncommitted: false,
+    maxWaitTimeInMs: 200,
+    ...(fetchBytesPerPartition ? { maxBytesPerPartition: fetchBytesPerPartition } : {}),
+  });
   try {
     await filler.connect();
-    const value = Buffer.alloc(MESSAGE_BYTES - 20, 'x');
+    // Keys and headers take about 20 bytes of a record.
+    const value = Buffer.alloc(inputBytes - 20, 'x');
+    const outputValue = outputBytes === inputBytes ? undefined : Buffer.alloc(outputBytes - 20, 'y');
+    const sideValue = sideOutputBytes > 0 ? Buffer.alloc(sideOutputBytes - 20, 'z') : undefined;
+    const shaped = outputsPerInput !== 1 || outputValue !== undefined || sideValue !== undefined;
     for (let next = 0; next < messages; ) {
       const batch = [];
       for (let i = 0; i < FILL_PER_SEND && next < messages; i++, next++)
@@ -100,6 +141,46 @@ export async function ctpLimit({
     }
     for (let p = 0; p < partitions; p++) await producerFor(p); // InitProducerId is part of a start, not of the loop
 
+    /**
+     * What one transaction sends for its inputs, one request per slice. The copy: every input once, in
+     * one request. The decider's shape: `outputsPerInput` outputs per input and the side output, in
+     * slices of at most 512 KiB as the decider sends them (a record batch above the broker's
+     * message.max.bytes is refused).
+     */
+    const slicesFor = (inputs) => {
+      if (!shaped)
+        return [
+          [
+            {
+              topic: output,
+              messages: inputs.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
+            },
+          ],
+        ];
+      const all = inputs.flatMap((m) => [
+        ...Array.from({ length: outputsPerInput }, () => [
+          output,
+          { key: m.key, value: outputValue ?? m.value },
+        ]),
+        ...(sideValue ? [[side, { key: m.key, value: sideValue }]] : []),
+      ]);
+      const slices = [];
+      for (let i = 0; i < all.length; ) {
+        const slice = new Map();
+        for (
+          let bytes = 0;
+          i < all.length && (bytes === 0 || bytes + all[i][1].value.length + 90 <= SEND_BYTES);
+          i++
+        ) {
+          const [topic, m] = all[i];
+          bytes += m.value.length + 90;
+          if (!slice.has(topic)) slice.set(topic, []);
+          slice.get(topic).push(m);
+        }
+        slices.push([...slice].map(([topic, messages]) => ({ topic, messages })));
+      }
+      return slices;
+    };
     let done = 0;
     let transactions = 0;
     let retries = 0;
@@ -119,32 +200,33 @@ export async function ctpLimit({
         started ??= performance.now();
         if (batch.messages.length === 0) return;
         const producer = await producerFor(batch.partition);
-        const last = batch.messages.at(-1).offset;
-        try {
-          retries +=
-            (await inTransaction(producer, async (txn) => {
-              await txn.send({
-                topic: output,
-                acks: -1,
-                messages: batch.messages.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
-              });
-              await txn.sendOffsets({
-                consumerGroupId: groupId,
-                topics: [
-                  {
-                    topic: batch.topic,
-                    partitions: [{ partition: batch.partition, offset: (BigInt(last) + 1n).toString() }],
-                  },
-                ],
-              });
-            })) - 1;
-        } catch (err) {
-          failed(err);
-          throw err;
+        // The decider cuts a fetched batch into transactions of at most 2,000 commands.
+        for (let c = 0; c < batch.messages.length; c += maxInputsPerTransaction) {
+          const inputs = batch.messages.slice(c, c + maxInputsPerTransaction);
+          const last = inputs.at(-1).offset;
+          try {
+            retries +=
+              (await inTransaction(producer, async (txn) => {
+                for (const topicMessages of slicesFor(inputs))
+                  await txn.sendBatch({ acks: -1, topicMessages });
+                await txn.sendOffsets({
+                  consumerGroupId: groupId,
+                  topics: [
+                    {
+                      topic: batch.topic,
+                      partitions: [{ partition: batch.partition, offset: (BigInt(last) + 1n).toString() }],
+                    },
+                  ],
+                });
+              })) - 1;
+          } catch (err) {
+            failed(err);
+            throw err;
+          }
+          resolveOffset(last);
+          transactions++;
+          done += inputs.length;
         }
-        resolveOffset(last);
-        transactions++;
-        done += batch.messages.length;
         if (done >= messages) finished();
         await heartbeat();
       },
@@ -185,8 +267,10 @@ export async function ctpLimit({
     const messagesPerSec = Math.round(done / elapsed);
     const perTransaction = Math.round(done / Math.max(transactions, 1));
     log(
-      `  raw consume-transform-produce: ${done} messages of ${MESSAGE_BYTES} B in ${elapsed.toFixed(1)} s = ${messagesPerSec}/s ` +
-        `(${transactions} transactions, ${perTransaction} messages each, ${concurrency} partitions at a time); ` +
+      `  raw consume-transform-produce: ${done} messages of ${inputBytes} B in ${elapsed.toFixed(1)} s = ${messagesPerSec}/s ` +
+        `(${outputsPerInput} output${outputsPerInput === 1 ? '' : 's'} of ${outputBytes} B each` +
+        `${sideValue ? ` and one of ${sideOutputBytes} B to a second topic` : ''}; ` +
+        `${transactions} transactions, ${perTransaction} inputs each, ${concurrency} partitions at a time); ` +
         `one transaction ${msPerTransaction.toFixed(1)} ms, offsets only ${msPerOffsetsOnlyTransaction.toFixed(1)} ms`,
     );
     return {
@@ -200,13 +284,16 @@ export async function ctpLimit({
       concurrentTransactionRetries: retries,
       partitions,
       concurrency,
-      messageBytes: MESSAGE_BYTES,
+      messageBytes: inputBytes,
+      outputsPerInput,
+      outputBytes,
+      sideOutputBytes,
     };
   } finally {
     await consumer.disconnect().catch(() => {});
     await filler.disconnect().catch(() => {});
     for (const p of producers.values()) await p.disconnect().catch(() => {});
-    await admin.deleteTopics({ topics: [input, output] }).catch(() => {});
+    await admin.deleteTopics({ topics: [input, ...outputTopics] }).catch(() => {});
     await admin.deleteGroups([groupId]).catch(() => {});
     await admin.disconnect().catch(() => {});
   }
@@ -217,7 +304,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const concurrency = process.env.BENCH_CTP_CONCURRENCY
     ? Number(process.env.BENCH_CTP_CONCURRENCY)
     : undefined;
+  const shape = process.argv[2] === 'decider' ? DECIDER_SHAPE : {};
   console.log(
-    JSON.stringify(await ctpLimit({ brokers, log: console.log, ...(concurrency ? { concurrency } : {}) })),
+    JSON.stringify(
+      await ctpLimit({ brokers, log: console.log, ...shape, ...(concurrency ? { concurrency } : {}) }),
+    ),
   );
 }
