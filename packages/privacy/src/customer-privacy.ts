@@ -211,8 +211,17 @@ export class CustomerPrivacy {
    */
   async erase(streamId: string, keyId: string | undefined): Promise<{ erased: boolean }> {
     if (!this.store) return { erased: false };
-    if (keyId === undefined) return this.store.erase(streamId);
-    return this.store.eraseGeneration(streamId, keyId);
+    return { erased: (await this.store.erase(streamId, keyId)).erased };
+  }
+
+  /**
+   * A consumer of the customer events met the customer's PersonalDataErased: nothing of that key
+   * generation is decrypted by this process from now on (`noteErasure`), and the generation is deleted
+   * from the store (`erase`, idempotent, whichever consumer gets there first).
+   */
+  async applyErasure(streamId: string, keyId: string | undefined): Promise<void> {
+    this.noteErasure(streamId, keyId);
+    await this.erase(streamId, keyId);
   }
 }
 

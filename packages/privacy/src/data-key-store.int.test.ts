@@ -236,6 +236,14 @@ describe('DataKeyStore (data_keys on the real store)', () => {
     expect(second.keyId).not.toBe(first.keyId);
     expect(await eraseDataKey(db, 'BU1:C-5', first.keyId)).toBe(false);
     expect((await store.currentKey('BU1:C-5'))?.keyId).toBe(second.keyId);
+    // The store's own erase and a consumer's applyErasure keep to the generation the same way.
+    expect(await store.erase('BU1:C-5', first.keyId)).toEqual({ erased: false });
+    const privacy = CustomerPrivacy.withKeys(store);
+    await privacy.applyErasure('BU1:C-5', first.keyId);
+    expect((await store.currentKey('BU1:C-5'))?.keyId).toBe(second.keyId);
+    await privacy.applyErasure('BU1:C-5', second.keyId);
+    expect(await store.currentKey('BU1:C-5')).toBeUndefined();
+    expect(await store.erase('BU1:C-5', second.keyId)).toEqual({ erased: false });
   });
 
   it('CustomerPrivacy: encrypted customers and hits read back; after erasure they read as null, flagged erased', async () => {

@@ -203,27 +203,17 @@ export class DataKeyStore implements DataKeySource {
 
   /**
    * Erases a customer's data key: every value encrypted with it becomes unreadable for good, in every
-   * copy (topics, replays, backups of the log, dead letters, projections). Idempotent: `erased` is false
-   * when there was no key. Other processes may use a cached copy until its TTL ends.
+   * copy (topics, replays, backups of the log, dead letters, projections). With `keyId`, only while the
+   * key is still that generation (an erasure recorded in the log, applied again by a replay or a
+   * redelivery, must not erase the key of a later relationship). Idempotent: `erased` is false when there
+   * was no such key. Other processes may use a cached copy until its TTL ends.
    */
-  async erase(streamId: string): Promise<{ erased: boolean; keyId?: string }> {
+  async erase(streamId: string, keyId?: string): Promise<{ erased: boolean; keyId?: string }> {
     this.cache.drop(streamId);
     this.reading.delete(streamId);
-    const doc = await this.keys.findOneAndDelete({ _id: streamId });
+    const doc = await deleteDataKey(this.keys, streamId, keyId);
     this.cache.drop(streamId);
     return doc ? { erased: true, keyId: doc.keyId } : { erased: false };
-  }
-
-  /**
-   * Erases the key only if it is still the generation `keyId` (an erasure recorded in the log, applied
-   * again by a replay or a redelivery, must not erase the key of a later relationship).
-   */
-  async eraseGeneration(streamId: string, keyId: string): Promise<{ erased: boolean }> {
-    this.cache.drop(streamId);
-    this.reading.delete(streamId);
-    const doc = await this.keys.findOneAndDelete({ _id: streamId, keyId });
-    this.cache.drop(streamId);
-    return { erased: doc !== null };
   }
 
   /** Drops every cached key (tests, and a process that learns of erasures it did not make). */
@@ -355,7 +345,14 @@ export async function eraseDataKey(
   keyId: string | undefined,
   collection = 'data_keys',
 ): Promise<boolean> {
-  const keys = db.collection<DataKeyDocument>(collection);
-  const doc = await keys.findOneAndDelete(keyId === undefined ? { _id: streamId } : { _id: streamId, keyId });
-  return doc !== null;
+  return (await deleteDataKey(db.collection<DataKeyDocument>(collection), streamId, keyId)) !== null;
+}
+
+/** The one deletion of a data key: the generation `keyId` only when given. */
+function deleteDataKey(
+  keys: Collection<DataKeyDocument>,
+  streamId: string,
+  keyId: string | undefined,
+): Promise<DataKeyDocument | null> {
+  return keys.findOneAndDelete(keyId === undefined ? { _id: streamId } : { _id: streamId, keyId });
 }

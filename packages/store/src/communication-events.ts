@@ -7,7 +7,7 @@ import type {
   CommunicationEventsDoc,
   ProjectedCommunicationEvent,
 } from './read-models';
-import { readEventData } from './stored-assessment';
+import { readEventData } from './stored-json';
 
 /** At most this many events in one `communication_events` document (a batch communication has thousands). */
 export const MAX_EVENTS_PER_COMMUNICATION_DOC = 500;

@@ -5,6 +5,6 @@ export * from './owner-databases';
 export * from './insert-new';
 export * from './find-by-ids';
 export * from './lease';
-export * from './stored-assessment';
+export * from './stored-json';
 export * from './communication-events';
 export type * from './read-models';

@@ -4,14 +4,14 @@ import type {
   CustomerEventType,
   ScreeningList,
 } from '@crs/contracts/types';
-import type { StoredAssessmentData } from './stored-assessment';
+import type { StoredAssessmentData } from './stored-json';
 
 /*
  * The documents of the read models, declared once, by their owners' writes: the projector builds
  * `customers`, `assessments`, `screenings` and `communication_events` from the customer log, the archive
  * service `operations` and `alerts` from its own. Readers in other services take these types (a `Pick<>`
  * of the fields they read) instead of declaring their own copy. Types only (the stored form of an
- * assessment has its helpers in stored-assessment.ts).
+ * assessment has its helpers in stored-json.ts).
  */
 
 type Data = CustomerEventData;

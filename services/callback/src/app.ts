@@ -140,8 +140,7 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
               // whichever comes first): this process, restarted after committing the erasure's offset,
               // must not find it there before the projector got to the event.
               if (m.value.type === 'PersonalDataErased') {
-                privacy.noteErasure(m.value.streamId, m.value.data.keyId);
-                await privacy.erase(m.value.streamId, m.value.data.keyId);
+                await privacy.applyErasure(m.value.streamId, m.value.data.keyId);
               }
               for (const d of deliveriesOf([m.value], routing, now)) {
                 deliveries.push(d);

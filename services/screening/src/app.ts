@@ -168,6 +168,7 @@ export function buildScreeningService(
           {
             decisions: book.size,
             screenedCustomers: directory.screened.size,
+            listPurposeCustomers: directory.listPurposeCustomers,
             internalEntries: indexes.internalList().snapshot.entryCount,
           },
           'screening state rebuilt',

@@ -94,6 +94,20 @@ export class CustomerDirectory {
     }
   }
 
+  /**
+   * What the directory holds of a customer with a list purpose: the purpose, and the screened fields
+   * while it is BLACK. Undefined for a customer without one (nothing of it is held).
+   */
+  listPurposeOf(streamId: string): Readonly<{ purpose: 'WHITE' | 'BLACK'; customer?: object }> | undefined {
+    const held = this.internal.get(streamId);
+    return held && { purpose: held.purpose, ...(held.customer ? { customer: held.customer } : {}) };
+  }
+
+  /** How many customers with a list purpose the directory holds (its memory beside `screened`). */
+  get listPurposeCustomers(): number {
+    return this.internal.size;
+  }
+
   /** Whether the customer is marked BLACK (its record feeds the internal list, so it is kept in plain). */
   isBlack(streamId: string): boolean {
     return this.internal.get(streamId)?.purpose === 'BLACK';

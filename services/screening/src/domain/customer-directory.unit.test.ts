@@ -69,10 +69,10 @@ describe('CustomerDirectory', () => {
       listContact: [{ contactType: 'EMAIL', contactDetails: 'ann@example.com' }],
     });
     d.apply(event('CustomerCreated', 'DEMO:A', black));
-    const internal = (d as unknown as { internal: Map<string, { customer?: Record<string, unknown> }> })
-      .internal;
-    expect([...internal.keys()]).toEqual(['DEMO:A']);
-    expect(internal.get('DEMO:A')!.customer).toEqual({
+    expect(d.listPurposeCustomers).toBe(1);
+    expect(d.listPurposeOf('DEMO:P1')).toBeUndefined();
+    expect(d.listPurposeOf('DEMO:A')?.purpose).toBe('BLACK');
+    expect(d.listPurposeOf('DEMO:A')?.customer).toEqual({
       entityType: 'INDIVIDUAL',
       firstName: 'Ann',
       lastName: 'Black',

@@ -1,4 +1,4 @@
-import { readAssessment, readCustomerRecord, readEventData, storeAssessment } from './stored-assessment';
+import { readAssessment, readCustomerRecord, readEventData, storeAssessment } from './stored-json';
 
 describe('stored assessments (decision 0043)', () => {
   const explanation = { matrixId: 'm', factors: [{ id: 'PEP', score: 40 }], floorApplied: { id: 'PEP' } };

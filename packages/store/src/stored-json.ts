@@ -1,6 +1,12 @@
 import type { AssessmentData } from '@crs/contracts/types';
 
 /*
+ * Parts of the read models stored as one JSON string instead of nested fields, and read back here in
+ * both forms (the string, or the object that documents written before hold): a risk assessment's
+ * explanation (decision 0043), a communication event's data (decision 0046) and the customer record
+ * (decision 0049). FerretDB v1 converts, stores and on every update rewrites a document field by field;
+ * nothing queries inside these parts.
+ *
  * A risk assessment's explanation as the read models store it: one JSON string (decision 0043).
  * The explanation is the engine's whole breakdown (every factor with its inputs, weights and
  * contribution: about 230 fields). Nothing queries inside it, and FerretDB converts a document field
