@@ -596,7 +596,7 @@ export async function measureLimits(log = console.log) {
     limits.ctpDecider = {
       name: 'raw_ctp_decider_shaped',
       value: r.messagesPerSec,
-      unit: 'commands/s (1.8 KB in; 3 events of 0.93 KB and a 0.92 KB snapshot out)',
+      unit: `commands/s (${m.describeShape(m.DECIDER_SHAPE)})`,
     };
   });
   return limits;

@@ -61,7 +61,8 @@ export interface TransactionalProcessorOptions<T> {
   validate?: boolean;
 }
 
-const DEFAULT_MAX_PER_TRANSACTION = 2000;
+/** Commands of a fetched batch decided in one transaction, at most (`maxMessagesPerTransaction`). */
+export const DEFAULT_MAX_PER_TRANSACTION = 2000;
 const DEFAULT_PARTITIONS_CONCURRENTLY = 8;
 const CONCURRENT_TRANSACTION_ATTEMPTS = 20;
 

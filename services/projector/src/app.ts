@@ -5,7 +5,6 @@ import { ProjectionCatalog, detectDialect, ensureProjectionIndexes } from '@crs/
 import { ServiceHost } from '@crs/host';
 import { eraseDataKey } from '@crs/privacy';
 import { MAX_CHUNK_EVENTS, applyCustomerEvents } from './projections/apply-customer-events';
-import type { CollectionNames } from './projections/customer-projection';
 import { StreamVersions } from './projections/stream-versions';
 import type { ProjectorConfig } from './config';
 
@@ -28,8 +27,7 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
         const mongo = await host.connectStore();
         const db = mongo.db;
         const catalog = new ProjectionCatalog(db);
-        const resolveNames = (): Promise<CollectionNames> => catalog.customerProjections();
-        await ensureProjectionIndexes(db, await resolveNames());
+        await ensureProjectionIndexes(db, await catalog.customerProjections());
         const dialect = await detectDialect(db);
         const { topics, consumerOptions } = await host.connectMessaging();
         // The versions of the customer documents of the partitions this instance owns (decision 0012).
@@ -64,7 +62,7 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
             }
             await applyCustomerEvents(
               db,
-              await resolveNames(),
+              await catalog.customerProjections(),
               messages.map((m) => m.value),
               dialect,
               versions,

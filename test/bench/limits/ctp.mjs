@@ -16,7 +16,8 @@
 //   node test/bench/limits/ctp.mjs decider
 //
 //   const { messagesPerSec } = await ctpLimit({ brokers: ['127.0.0.1:19092'] });
-//   node test/bench/limits/ctp.mjs            (reads .local/stack.env)
+//   node test/bench/limits/ctp.mjs            (reads .local/stack.env; needs a build: the decider's shape
+//                                              takes its fetch, slice and transaction sizes from @crs/messaging)
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
@@ -27,6 +28,9 @@ const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../.
 const { Kafka, Partitioners, logLevel } = require(
   require.resolve('kafkajs', { paths: [path.join(ROOT, 'packages/messaging')] }),
 );
+const { DEFAULT_MAX_PER_TRANSACTION, FETCH_MAX_BYTES_PER_PARTITION, produceSlices } = require(
+  path.join(ROOT, 'packages/messaging/dist/index.js'),
+);
 
 const MESSAGE_BYTES = 1000;
 
@@ -36,9 +40,15 @@ export const DECIDER_SHAPE = Object.freeze({
   outputsPerInput: 3,
   outputBytes: 930,
   sideOutputBytes: 920,
-  fetchBytesPerPartition: 5 * 1024 * 1024,
-  maxInputsPerTransaction: 2_000,
+  fetchBytesPerPartition: FETCH_MAX_BYTES_PER_PARTITION,
+  maxInputsPerTransaction: DEFAULT_MAX_PER_TRANSACTION,
 });
+
+/** The shape in words, for the figure's unit: "1.8 KB in; 3 events of 0.93 KB and a 0.92 KB snapshot out". */
+export function describeShape(shape) {
+  const kb = (bytes) => `${Number((bytes / 1000).toFixed(2))} KB`;
+  return `${kb(shape.inputBytes)} in; ${shape.outputsPerInput} events of ${kb(shape.outputBytes)} and a ${kb(shape.sideOutputBytes)} snapshot out`;
+}
 
 /**
  * One transaction: `fill` sends into it, then commit. The broker answers CONCURRENT_TRANSACTIONS while
@@ -62,8 +72,6 @@ async function inTransaction(producer, fill) {
   }
 }
 const FILL_PER_SEND = 500;
-/** The decider's produce slice (DEFAULT_MAX_BYTES_PER_SEND of @crs/messaging). */
-const SEND_BYTES = 512 * 1024;
 const LATENCY_SAMPLES = 100;
 
 export async function ctpLimit({
@@ -119,7 +127,7 @@ export async function ctpLimit({
     allowAutoTopicCreation: false,
     createPartitioner: Partitioners.DefaultPartitioner,
   });
-  // The shaped run fetches as the decider does (FETCH_MAX_BYTES_PER_PARTITION of @crs/messaging, 5 MiB).
+  // The shaped run fetches as the decider does (FETCH_MAX_BYTES_PER_PARTITION of @crs/messaging).
   const consumer = kafka.consumer({
     groupId,
     readUncommitted: false,
@@ -143,9 +151,8 @@ export async function ctpLimit({
 
     /**
      * What one transaction sends for its inputs, one request per slice. The copy: every input once, in
-     * one request. The decider's shape: `outputsPerInput` outputs per input and the side output, in
-     * slices of at most 512 KiB as the decider sends them (a record batch above the broker's
-     * message.max.bytes is refused).
+     * one request. The decider's shape: `outputsPerInput` outputs per input and the side output, cut by
+     * the decider's own `produceSlices` (a record batch above the broker's message.max.bytes is refused).
      */
     const slicesFor = (inputs) => {
       if (!shaped)
@@ -157,30 +164,17 @@ export async function ctpLimit({
             },
           ],
         ];
-      const all = inputs.flatMap((m) => [
-        ...Array.from({ length: outputsPerInput }, () => [
-          output,
-          { key: m.key, value: outputValue ?? m.value },
-        ]),
-        ...(sideValue ? [[side, { key: m.key, value: sideValue }]] : []),
-      ]);
-      const slices = [];
-      for (let i = 0; i < all.length; ) {
-        const slice = new Map();
-        for (
-          let bytes = 0;
-          i < all.length && (bytes === 0 || bytes + all[i][1].value.length + 90 <= SEND_BYTES);
-          i++
-        ) {
-          const [topic, m] = all[i];
-          bytes += m.value.length + 90;
-          if (!slice.has(topic)) slice.set(topic, []);
-          slice.get(topic).push(m);
-        }
-        slices.push([...slice].map(([topic, messages]) => ({ topic, messages })));
+      const byTopic = new Map([[output, []]]);
+      if (sideValue) byTopic.set(side, []);
+      for (const m of inputs) {
+        const key = m.key.toString();
+        for (let i = 0; i < outputsPerInput; i++)
+          byTopic.get(output).push({ key, value: outputValue ?? m.value, headers: { type: 'BenchEvent' } });
+        if (sideValue) byTopic.get(side).push({ key, value: sideValue, headers: { type: 'BenchSnapshot' } });
       }
-      return slices;
+      return produceSlices(byTopic);
     };
+
     let done = 0;
     let transactions = 0;
     let retries = 0;
