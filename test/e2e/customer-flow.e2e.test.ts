@@ -77,10 +77,12 @@ describe('customer flow end to end', () => {
       simplified: false,
     });
     // docs/privacy.md: the read model holds personal fields encrypted (the record as one JSON string:
-    // decision 0049); the read API decrypts them.
+    // decision 0049), sealed: placeholders in place and one ciphertext (decision 0054); the read API
+    // decrypts them.
     expect(readCustomerRecord(doc.data as string)).toMatchObject({
-      firstName: expect.stringMatching(/^crs:enc:1:/),
-      lastName: expect.stringMatching(/^crs:enc:1:/),
+      firstName: 'crs:sealed:0',
+      lastName: 'crs:sealed:0',
+      sealedPersonalData: expect.stringMatching(/^crs:enc:1:/),
       communicationNumber: comm,
     });
     const read = await get(`/api/customers/DEMO/${extId}`);

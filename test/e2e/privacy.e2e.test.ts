@@ -212,11 +212,13 @@ describe('personal data: crypto-shredding end to end', () => {
     const doc = await importAndSettle(record(extId, pii), (c) => c.screening?.SANCTIONS !== undefined);
 
     // The read model holds ciphertext; the read API shows the plaintext to an authorised reader.
-    // The record is one JSON string in the document (decision 0049), its personal values ciphertexts.
+    // The record is one JSON string in the document (decision 0049), its personal values sealed in one
+    // ciphertext with placeholders in their places (decision 0054).
     expect(typeof doc.data).toBe('string');
     const stored = readCustomerRecord(doc.data as string)!;
-    expect(String(stored.firstName)).toMatch(/^crs:enc:1:/);
-    expect(String(stored.nationalCode)).toMatch(/^crs:enc:1:/);
+    expect(stored.firstName).toBe('crs:sealed:0');
+    expect(stored.nationalCode).toBe('crs:sealed:0');
+    expect(String(stored.sealedPersonalData)).toMatch(/^crs:enc:1:/);
     expect(stored.citizenshipCountry).toBe('LT');
     const before = await view(extId);
     expect(before.body.customer).toMatchObject({ firstName: pii.firstName, birthDate: pii.birthDate });

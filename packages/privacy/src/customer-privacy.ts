@@ -2,6 +2,7 @@ import type { Db } from 'mongodb';
 import { CodedError } from '@crs/runtime';
 import {
   encryptFieldsWith,
+  sealFieldsWith,
   containsEncrypted,
   decryptFieldsWith,
   type DecryptedRecord,
@@ -85,12 +86,15 @@ export class CustomerPrivacy {
     return this.store !== undefined;
   }
 
-  /** Encrypts the personal fields of many customers' records (one key round trip for new customers). */
+  /**
+   * Encrypts the personal fields of many customers' records (one key round trip for new customers), each
+   * record sealed: its personal values in one ciphertext (decision 0054).
+   */
   async encryptCustomers<T>(items: readonly { streamId: string; customer: T }[]): Promise<T[]> {
     if (!this.store || items.length === 0) return items.map((i) => i.customer);
     const keys = await this.store.keysFor(items.map((i) => i.streamId));
     return items.map((i) =>
-      encryptFieldsWith(keys.get(i.streamId)!, i.streamId, i.customer, CustomerPersonalFields),
+      sealFieldsWith(keys.get(i.streamId)!, i.streamId, i.customer, CustomerPersonalFields),
     );
   }
 

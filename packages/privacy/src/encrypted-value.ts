@@ -52,3 +52,32 @@ export function parseEncryptedValue(value: string): EncryptedValueParts | undefi
 export function b64u(bytes: Buffer): string {
   return bytes.toString('base64url');
 }
+
+/**
+ * The sealed form of a record's personal values (decision 0054): every value is replaced in place by a
+ * placeholder `crs:sealed:<i>` (the i-th value of its path pattern) and all of them are encrypted together,
+ * as one JSON object `{ "<path pattern>": [value, ...] }`, into one encrypted value (the format above)
+ * at the record's `SEALED_FIELD`, bound to that field name. One AES-GCM operation per record instead of one
+ * per value; the placeholders keep which fields are present in plain, so an erased record still shows
+ * each of them as null.
+ */
+export const SEALED_FIELD = 'sealedPersonalData';
+export const SEALED_PLACEHOLDER_PREFIX = 'crs:sealed:';
+
+/** Mirrors the placeholder's pattern in schemas/privacy/sealed-personal-data.v1.schema.json. */
+export const SEALED_PLACEHOLDER_PATTERN = /^crs:sealed:(0|[1-9][0-9]{0,5})$/;
+
+export function sealedPlaceholder(index: number): string {
+  return `${SEALED_PLACEHOLDER_PREFIX}${index}`;
+}
+
+/** True for any string that claims to stand for a sealed value (well-formed or not). */
+export function looksSealed(value: unknown): value is string {
+  return typeof value === 'string' && value.startsWith(SEALED_PLACEHOLDER_PREFIX);
+}
+
+/** The index of a well-formed placeholder; undefined when it is malformed. */
+export function sealedIndex(value: string): number | undefined {
+  const m = SEALED_PLACEHOLDER_PATTERN.exec(value);
+  return m ? Number(m[1]) : undefined;
+}

@@ -1,4 +1,4 @@
-import { looksEncrypted } from './encrypted-value';
+import { looksEncrypted, looksSealed, SEALED_FIELD, sealedIndex, sealedPlaceholder } from './encrypted-value';
 import { FieldPathInvalidError } from './errors';
 import { decryptValue, encryptValue, type DataKey } from './field-cipher';
 import type { DataKeySource } from './data-key-store';
@@ -79,19 +79,15 @@ function pathTree(paths: readonly string[]): Map<string, PathNode> {
 }
 
 /**
- * Encrypts the values at `paths` of a JSON record (as received or about to be published: no Dates or
- * driver types) with one customer's key. The input is not changed: the objects and arrays on the way to an
- * encrypted value are copied, the rest of the record is shared with the input (a copy of the whole record
- * per customer was a tenth of the ingress's CPU in batch imports). Absent and null values stay as they
- * are; values that are already encrypted are left alone, so encrypting twice (a reactor copying an
- * encrypted record) changes nothing. A value may be any JSON value: an object or array at a path is
- * encrypted whole.
+ * The record with the value at each of `paths` replaced by `leaf(value, path)`. The input is not changed:
+ * the objects and arrays on the way to a replaced value are copied, the rest of the record is shared with
+ * the input (a copy of the whole record per customer was a tenth of the ingress's CPU in batch imports).
  */
-export function encryptFieldsWith<T>(key: DataKey, streamId: string, record: T, paths: readonly string[]): T {
-  const encryptLeaf = (value: unknown, path: string): unknown =>
-    value === undefined || value === null || looksEncrypted(value)
-      ? value
-      : encryptValue(key, streamId, path, value);
+function replaceLeaves<T>(
+  record: T,
+  paths: readonly string[],
+  leaf: (value: unknown, path: string) => unknown,
+): T {
   const rewrite = (node: unknown, level: Map<string, PathNode>): unknown => {
     if (node === null || typeof node !== 'object' || Array.isArray(node)) return node;
     const holder = node as Record<string, unknown>;
@@ -106,12 +102,12 @@ export function encryptFieldsWith<T>(key: DataKey, streamId: string, record: T, 
         next = value.map((item: unknown) => {
           let out = item;
           if (child.children.size > 0) out = rewrite(out, child.children);
-          return child.leaf === undefined ? out : encryptLeaf(out, child.leaf);
+          return child.leaf === undefined ? out : leaf(out, child.leaf);
         });
       } else {
         next = value;
         if (child.children.size > 0) next = rewrite(next, child.children);
-        if (child.leaf !== undefined) next = encryptLeaf(next, child.leaf);
+        if (child.leaf !== undefined) next = leaf(next, child.leaf);
       }
       if (next === value) continue;
       copy ??= { ...holder };
@@ -122,10 +118,69 @@ export function encryptFieldsWith<T>(key: DataKey, streamId: string, record: T, 
   return rewrite(record, pathTree(paths)) as T;
 }
 
+/** Absent, null, already encrypted or already sealed: a value that encryption leaves as it is. */
+function keptAsIs(value: unknown): boolean {
+  return value === undefined || value === null || looksEncrypted(value) || looksSealed(value);
+}
+
+/**
+ * Encrypts the values at `paths` of a JSON record (as received or about to be published: no Dates or
+ * driver types) with one customer's key, each value on its own. The input is not changed (only the
+ * containers on the way to a value are copied). Absent and null values stay as they are; values that
+ * are already encrypted (or sealed) are left alone, so encrypting twice (a reactor copying an encrypted
+ * record) changes nothing. A value may be any JSON value: an object or array at a path is encrypted whole.
+ */
+export function encryptFieldsWith<T>(key: DataKey, streamId: string, record: T, paths: readonly string[]): T {
+  return replaceLeaves(record, paths, (value, path) =>
+    keptAsIs(value) ? value : encryptValue(key, streamId, path, value),
+  );
+}
+
+/**
+ * Seals the values at `paths` of a JSON record (decision 0054): each value is replaced by a placeholder
+ * and all of them are encrypted together, once, into the record's `SEALED_FIELD` (the format of
+ * encrypted-value.ts, bound to the customer and that field name). Same rules as `encryptFieldsWith`
+ * otherwise: the input is not changed, absent and null values stay, encrypted and sealed values are left
+ * alone. A record that is sealed already gets any plain personal value that was added since encrypted on
+ * its own; a record that is not an object, or has no personal value, is returned as `encryptFieldsWith`
+ * would. `decryptFieldsWith` reads both forms.
+ */
+export function sealFieldsWith<T>(key: DataKey, streamId: string, record: T, paths: readonly string[]): T {
+  if (!isPlainObject(record) || SEALED_FIELD in record)
+    return encryptFieldsWith(key, streamId, record, paths);
+  const sealed: Record<string, unknown[]> = {};
+  let count = 0;
+  const out = replaceLeaves(record, paths, (value, path) => {
+    if (keptAsIs(value)) return value;
+    const values = (sealed[path] ??= []);
+    values.push(value);
+    count++;
+    return sealedPlaceholder(values.length - 1);
+  });
+  if (count === 0) return out;
+  return { ...out, [SEALED_FIELD]: encryptValue(key, streamId, SEALED_FIELD, sealed) } as T;
+}
+
+/** What the sealed values of a record decrypted to: the values by path pattern, or why there are none. */
+type Sealed =
+  | { status: 'ok'; values: Record<string, unknown> }
+  | { status: 'erased' }
+  | { status: 'invalid' };
+
+function openSealed(key: DataKey | undefined, streamId: string, record: unknown): Sealed {
+  const sealed = isPlainObject(record) ? record[SEALED_FIELD] : undefined;
+  if (typeof sealed !== 'string') return { status: 'invalid' };
+  const result = decryptValue(key, streamId, SEALED_FIELD, sealed);
+  if (result.status !== 'ok') return { status: result.status };
+  return isPlainObject(result.value) ? { status: 'ok', values: result.value } : { status: 'invalid' };
+}
+
 /**
  * Decrypts every encrypted value found anywhere in a record (a copy), binding each to the generalized
- * path where it is found. `key` is the customer's current key, undefined when it has none (erased).
- * Values that are not encrypted (records written before encryption was wired in) pass unchanged.
+ * path where it is found, and every sealed value (decision 0054) from the record's one sealed field,
+ * checking that each placeholder's path and index name a value sealed for that path. `key` is the
+ * customer's current key, undefined when it has none (erased). Values that are not encrypted (records
+ * written before encryption was wired in) pass unchanged; the sealed field itself is not in the result.
  */
 export function decryptFieldsWith<T>(
   key: DataKey | undefined,
@@ -134,6 +189,19 @@ export function decryptFieldsWith<T>(
 ): DecryptedRecord<T> {
   const erasedPaths: string[] = [];
   const invalidPaths: string[] = [];
+  let sealed: Sealed | undefined;
+  const unseal = (placeholder: string, path: string): unknown => {
+    sealed ??= openSealed(key, streamId, record);
+    if (sealed.status === 'ok') {
+      const values = sealed.values[path];
+      const index = sealedIndex(placeholder);
+      if (Array.isArray(values) && index !== undefined && index < values.length) return values[index];
+      invalidPaths.push(path);
+    } else {
+      (sealed.status === 'erased' ? erasedPaths : invalidPaths).push(path);
+    }
+    return null;
+  };
   const walk = (node: unknown, path: string): unknown => {
     if (looksEncrypted(node)) {
       const result = decryptValue(key, streamId, path, node);
@@ -141,16 +209,27 @@ export function decryptFieldsWith<T>(
       (result.status === 'erased' ? erasedPaths : invalidPaths).push(path);
       return null;
     }
+    if (looksSealed(node)) return unseal(node, path);
     if (Array.isArray(node)) return node.map((item) => walk(item, `${path}[]`));
     if (isPlainObject(node)) {
       const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(node)) out[k] = walk(v, path === '' ? k : `${path}.${k}`);
+      for (const [k, v] of Object.entries(node)) {
+        if (path === '' && k === SEALED_FIELD) continue;
+        out[k] = walk(v, path === '' ? k : `${path}.${k}`);
+      }
       return out;
     }
     return node;
   };
+  const out = walk(record, '') as T;
+  // A sealed field without a placeholder that needs it: nothing to show, but a well-formed record never
+  // has one; a malformed one is reported like any value that does not decrypt.
+  if (sealed === undefined && isPlainObject(record) && SEALED_FIELD in record) {
+    const s = openSealed(key, streamId, record);
+    if (s.status === 'invalid') invalidPaths.push(SEALED_FIELD);
+  }
   return {
-    record: walk(record, '') as T,
+    record: out,
     erased: erasedPaths.length > 0,
     erasedPaths: [...new Set(erasedPaths)],
     invalidPaths: [...new Set(invalidPaths)],
@@ -166,7 +245,12 @@ export class PersonalDataCipher {
     return encryptFieldsWith(await this.keys.keyFor(streamId), streamId, record, paths);
   }
 
-  /** Decrypts one customer's record; erased values come back as null (DecryptedRecord). */
+  /** Seals the personal fields of one customer's record (`sealFieldsWith`), creating its key if needed. */
+  async sealFields<T>(streamId: string, record: T, paths: readonly string[]): Promise<T> {
+    return sealFieldsWith(await this.keys.keyFor(streamId), streamId, record, paths);
+  }
+
+  /** Decrypts one customer's record, either form; erased values come back as null (DecryptedRecord). */
   async decryptFields<T>(streamId: string, record: T): Promise<DecryptedRecord<T>> {
     if (!containsEncrypted(record)) {
       return { record, erased: false, erasedPaths: [], invalidPaths: [] };
@@ -177,7 +261,7 @@ export class PersonalDataCipher {
 
 /** Whether a record holds any encrypted value (no key look-up is needed otherwise). */
 export function containsEncrypted(node: unknown): boolean {
-  if (looksEncrypted(node)) return true;
+  if (looksEncrypted(node) || looksSealed(node)) return true;
   if (Array.isArray(node)) return node.some(containsEncrypted);
   if (isPlainObject(node)) return Object.values(node).some(containsEncrypted);
   return false;

@@ -3,6 +3,8 @@ import { MemoryDataKeySource } from './memory-data-key-source';
 import { PersonalDataCipher, containsEncrypted, encryptFieldsWith } from './personal-data';
 import { streamKey } from '@crs/contracts';
 import { CustomerPersonalFields, ScreeningHitPersonalFields } from './personal-fields';
+import { ENCRYPTED_VALUE_PATTERN, SEALED_FIELD, parseEncryptedValue } from './encrypted-value';
+import { keyIdOf } from './key-id';
 
 const STREAM = streamKey('BU1', 'C-1');
 
@@ -217,5 +219,130 @@ describe('encryptFields / decryptFields', () => {
     for (const bad of ['', 'a..b', 'a[0].b', '.a', 'a[]]']) {
       expect(() => encryptFieldsWith(key, STREAM, {}, [bad])).toThrow(FieldPathInvalidError);
     }
+  });
+});
+
+describe('sealFields: every personal value of a record in one ciphertext (decision 0054)', () => {
+  const sealedOf = (record: object) => (record as Record<string, unknown>)[SEALED_FIELD] as string;
+
+  it('replaces each personal value by a placeholder, seals them in one value, and decrypts back to the same record', async () => {
+    const cipher = new PersonalDataCipher(new MemoryDataKeySource());
+    const plain = customer();
+    const sealed = await cipher.sealFields(STREAM, plain, CustomerPersonalFields);
+    expect(plain).toEqual(customer());
+    const text = JSON.stringify(sealed);
+    for (const secret of ['Anna', 'Kowalczyk', '1980-02-29', '80022912345', 'anna@example.org', 'Długa 1']) {
+      expect(text).not.toContain(secret);
+    }
+    for (const secret of ['Jan', 'Nowak', '1975-05-05', '75050554321']) expect(text).not.toContain(secret);
+    // One ciphertext in the whole record; which fields are present stays readable.
+    expect(text.match(/crs:enc:1:/g)).toHaveLength(1);
+    expect(sealedOf(sealed)).toMatch(ENCRYPTED_VALUE_PATTERN);
+    expect(sealed).toMatchObject({
+      customerExtId: 'C-1',
+      citizenshipCountry: 'PL',
+      firstName: 'crs:sealed:0',
+      lastName: 'crs:sealed:0',
+      listAddress: [{ country: 'PL', city: 'crs:sealed:0', zipCode: 'crs:sealed:0' }],
+      listRelatedEntity: [
+        { extId: 'R-1', firstName: 'crs:sealed:0', nationalCode: 'crs:sealed:0' },
+        { extId: 'R-2', title: 'Holding SA' },
+      ],
+    });
+    expect(keyIdOf(sealed)).toBe(parseEncryptedValue(sealedOf(sealed))!.keyId);
+    expect(containsEncrypted(sealed)).toBe(true);
+    expect(await cipher.decryptFields(STREAM, sealed)).toEqual({
+      record: plain,
+      erased: false,
+      erasedPaths: [],
+      invalidPaths: [],
+    });
+  });
+
+  it('numbers the values of one path pattern in order: every element of an array comes back in its place', async () => {
+    const cipher = new PersonalDataCipher(new MemoryDataKeySource());
+    const plain = {
+      ...customer(),
+      listAddress: ['Vilnius', 'Kaunas', 'Riga'].map((city) => ({ country: 'LT', city })),
+    };
+    const sealed = await cipher.sealFields(STREAM, plain, CustomerPersonalFields);
+    expect(sealed.listAddress.map((a) => a.city)).toEqual(['crs:sealed:0', 'crs:sealed:1', 'crs:sealed:2']);
+    // A projection may reorder the array: each placeholder still names its own value.
+    const reordered = { ...sealed, listAddress: [...sealed.listAddress].reverse() };
+    const back = await cipher.decryptFields(STREAM, reordered);
+    expect(back.record.listAddress.map((a) => a.city)).toEqual(['Riga', 'Kaunas', 'Vilnius']);
+  });
+
+  it('leaves a sealed record alone when sealed again, and encrypts on its own a plain value added to it', async () => {
+    const cipher = new PersonalDataCipher(new MemoryDataKeySource());
+    const once = await cipher.sealFields(STREAM, customer(), CustomerPersonalFields);
+    expect(await cipher.sealFields(STREAM, once, CustomerPersonalFields)).toEqual(once);
+    const added = await cipher.sealFields(STREAM, { ...once, placeOfBirth: 'Sopot' }, CustomerPersonalFields);
+    expect(added.placeOfBirth).toMatch(ENCRYPTED_VALUE_PATTERN);
+    expect(sealedOf(added)).toBe(sealedOf(once));
+    expect((await cipher.decryptFields(STREAM, added)).record).toEqual({
+      ...customer(),
+      placeOfBirth: 'Sopot',
+    });
+    // A record without a personal value gets no sealed field.
+    const none = await cipher.sealFields(
+      STREAM,
+      { customerExtId: 'C-1', isPEP: false },
+      CustomerPersonalFields,
+    );
+    expect(none).toEqual({ customerExtId: 'C-1', isPEP: false });
+  });
+
+  it('shows every present personal field as null, erased, once the key is erased', async () => {
+    const keys = new MemoryDataKeySource();
+    const cipher = new PersonalDataCipher(keys);
+    const sealed = await cipher.sealFields(STREAM, customer(), CustomerPersonalFields);
+    await keys.erase(STREAM);
+    const result = await cipher.decryptFields(STREAM, sealed);
+    expect(result.erased).toBe(true);
+    expect(result.invalidPaths).toEqual([]);
+    expect(result.record).toMatchObject({
+      customerExtId: 'C-1',
+      firstName: null,
+      nationalCode: null,
+      citizenshipCountry: 'PL',
+      listContact: [{ contactType: 'EMAIL', contactDetails: null }],
+      listRelatedEntity: [{ extId: 'R-1', firstName: null }, { title: 'Holding SA' }],
+    });
+    expect(result.record).not.toHaveProperty(SEALED_FIELD);
+    expect(result.erasedPaths).toEqual(
+      expect.arrayContaining(['firstName', 'listAddress[].city', 'listRelatedEntity[].nationalCode']),
+    );
+  });
+
+  it('refuses a placeholder moved to another field, a sealed value moved to another customer, and placeholders without their sealed value', async () => {
+    const cipher = new PersonalDataCipher(new MemoryDataKeySource());
+    const sealed = await cipher.sealFields(STREAM, customer(), CustomerPersonalFields);
+    // lastName has one value: index 1 names none; `region` was never sealed.
+    const moved = {
+      ...sealed,
+      lastName: 'crs:sealed:1',
+      listAddress: [{ ...sealed.listAddress[0]!, region: 'crs:sealed:0' }],
+    };
+    const result = await cipher.decryptFields(STREAM, moved);
+    expect(result.record).toMatchObject({
+      firstName: 'Anna',
+      lastName: null,
+      listAddress: [{ region: null }],
+    });
+    expect(result.invalidPaths.sort()).toEqual(['lastName', 'listAddress[].region']);
+
+    const other = streamKey('BU1', 'C-2');
+    await cipher.sealFields(other, { firstName: 'Eve' }, ['firstName']);
+    const stolen = await cipher.decryptFields(other, sealed);
+    expect(stolen.record.firstName).toBeNull();
+    // Another key id: it reads as that customer's erased value, never as plaintext.
+    expect([...stolen.invalidPaths, ...stolen.erasedPaths]).toContain('firstName');
+    expect(JSON.stringify(stolen)).not.toContain('Anna');
+
+    const { [SEALED_FIELD]: _dropped, ...orphan } = sealed as Record<string, unknown>;
+    const orphaned = await cipher.decryptFields(STREAM, orphan);
+    expect(orphaned.record.firstName).toBeNull();
+    expect(orphaned.invalidPaths).toContain('firstName');
   });
 });

@@ -23,8 +23,10 @@ function record(overrides: Partial<CustomerData> = {}, keyId = 'k1'): CustomerDa
     sourceOfRiskLevel: 'IMPORT',
     riskLevel: 'LOW',
     customerStatus: 'ACTIVE',
-    firstName: enc(keyId),
-    lastName: enc(keyId),
+    // Sealed, as the ingress publishes it (decision 0054): the key generation is that of the sealed value.
+    firstName: 'crs:sealed:0',
+    lastName: 'crs:sealed:0',
+    sealedPersonalData: enc(keyId),
     ...overrides,
   } as CustomerData;
 }

@@ -1,5 +1,5 @@
 import { loadBundledMatrices } from '@crs/risk-engine';
-import { CustomerPersonalFields, MemoryDataKeySource, encryptFieldsWith } from '@crs/privacy';
+import { CustomerPersonalFields, MemoryDataKeySource, encryptFieldsWith, sealFieldsWith } from '@crs/privacy';
 import type { CustomerData } from '@crs/contracts';
 import { assessRequest, type EvaluationRequest } from './assess-request';
 import { matrixSetOf } from './matrix-set';
@@ -206,10 +206,14 @@ describe('assessRequest and personal data (docs/privacy.md)', () => {
     });
     const encrypted = encryptFieldsWith(key, 'DEMO:p-1', plain, CustomerPersonalFields);
     expect(encrypted.firstName).toMatch(/^crs:enc:1:/);
+    // The form the ingress publishes: sealed (decision 0054).
+    const sealed = sealFieldsWith(key, 'DEMO:p-1', plain, CustomerPersonalFields);
+    expect(sealed.firstName).toBe('crs:sealed:0');
     const a = assessRequest(request(plain), 'DEMO', matrices, { today });
     const b = assessRequest(request(encrypted), 'DEMO', matrices, { today });
     expect(a.kind).toBe('ASSESSED');
     expect(b).toEqual(a);
+    expect(assessRequest(request(sealed), 'DEMO', matrices, { today })).toEqual(a);
     // Nor does the assessment carry a personal value: related persons are named by key.
     expect(JSON.stringify(a)).not.toMatch(/Jonaitis|Ann|Example|1970-02-03|37002030000/);
   });

@@ -1,5 +1,6 @@
 import type { CustomerData } from '@crs/contracts/types';
 import type { EntityType, Identifier, ScreeningQuery } from '@crs/screening-core/matcher';
+import { SEALED_FIELD } from '@crs/privacy/rules';
 
 /** Who is screened: the customer itself or one of its related entities, with what is known about them. */
 export interface ScreeningSubject {
@@ -97,10 +98,15 @@ function pick(rec: Rec): Rec {
  * The part of a customer record that `screeningSubjects` reads: each party's names, birth date, national
  * code / LEI and countries; related entities keep their positions (the subject keys name them). The
  * screening service decrypts only this (not addresses, contacts, documents: docs/privacy.md) and keeps
- * only this of the customers on its internal list.
+ * only this of the customers on its internal list. Of a sealed record, the sealed field goes along: it
+ * is opened in memory, and only the placeholders picked here come out as values.
  */
 export function screenedFields(customer: CustomerData | Rec): Rec {
   const out = pick(customer);
+  // A sealed record's personal values are all in one field at its root (decision 0054): kept, so the
+  // placeholders picked here still decrypt; the values of the fields not picked stay sealed in it.
+  const sealed = (customer as Rec)[SEALED_FIELD];
+  if (sealed !== undefined) out[SEALED_FIELD] = sealed;
   if (Array.isArray(customer.listRelatedEntity))
     out.listRelatedEntity = (customer.listRelatedEntity as unknown[]).map((r) =>
       r !== null && typeof r === 'object' && !Array.isArray(r) ? pick(r as Rec) : r,

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { buildIndex, loadRecordList } from '@crs/screening-core';
+import { CustomerPersonalFields, decryptFieldsWith, sealFieldsWith } from '@crs/privacy';
 import { screenedFields, screeningSubjects, subjectQueries } from './screening-subjects';
 import { screenSubjects } from './screen-customer';
 
@@ -66,6 +68,16 @@ describe('screenedFields', () => {
     expect(part).not.toHaveProperty('listContact');
     expect(part).not.toHaveProperty('placeOfBirth');
     expect((part.listRelatedEntity as Record<string, unknown>[])[0]).not.toHaveProperty('listContact');
+  });
+
+  it("carries a sealed record's sealed values along: the part decrypts to the same subjects, and only to the picked fields", () => {
+    const key = { keyId: 'k1', key: randomBytes(32) };
+    const sealed = sealFieldsWith(key, 'DEMO:C-1', record, CustomerPersonalFields);
+    const part = decryptFieldsWith(key, 'DEMO:C-1', screenedFields(sealed));
+    expect(part.invalidPaths).toEqual([]);
+    expect(screeningSubjects(part.record)).toEqual(screeningSubjects(record));
+    expect(part.record).not.toHaveProperty('placeOfBirth');
+    expect(JSON.stringify(part.record)).not.toMatch(/Vilnius|Main 1|ann@example.com/);
   });
 });
 
