@@ -3,7 +3,15 @@ import { MemoryDataKeySource } from './memory-data-key-source';
 import { PersonalDataCipher, containsEncrypted, encryptFieldsWith } from './personal-data';
 import { streamKey } from '@crs/contracts';
 import { CustomerPersonalFields, ScreeningHitPersonalFields } from './personal-fields';
-import { ENCRYPTED_VALUE_PATTERN, SEALED_FIELD, parseEncryptedValue } from './encrypted-value';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { getValidator } from '@crs/contracts';
+import {
+  ENCRYPTED_VALUE_PATTERN,
+  SEALED_FIELD,
+  SEALED_PLACEHOLDER_PATTERN,
+  parseEncryptedValue,
+} from './encrypted-value';
 import { keyIdOf } from './key-id';
 
 const STREAM = streamKey('BU1', 'C-1');
@@ -250,6 +258,13 @@ describe('sealFields: every personal value of a record in one ciphertext (decisi
       ],
     });
     expect(keyIdOf(sealed)).toBe(parseEncryptedValue(sealedOf(sealed))!.keyId);
+    // The documented form: schemas/privacy/sealed-personal-data.v1 (its placeholder pattern is the code's).
+    const schema = JSON.parse(
+      readFileSync(join(__dirname, '../../../schemas/privacy/sealed-personal-data.v1.schema.json'), 'utf8'),
+    ) as { $id: string; $defs: { placeholder: { pattern: string } } };
+    expect(schema.$defs.placeholder.pattern).toBe(SEALED_PLACEHOLDER_PATTERN.source);
+    expect(getValidator(schema.$id)(sealed)).toBe(true);
+    expect(getValidator(schema.$id)(customer())).toBe(false);
     expect(containsEncrypted(sealed)).toBe(true);
     expect(await cipher.decryptFields(STREAM, sealed)).toEqual({
       record: plain,

@@ -55,5 +55,6 @@ export type * from './operations/operation-received.v1';
 export type * from './operations/operation-registered.v1';
 export type * from './operations/retro-monitoring-alert-raised.v1';
 export type * from './privacy/encrypted-value.v1';
+export type * from './privacy/sealed-personal-data.v1';
 export type * from './risk/risk-matrix.v1';
 export * from './messages';

@@ -82,6 +82,7 @@ export const SchemaIds = {
   'operations/retro-monitoring-alert-raised.v1':
     'https://schemas.crs.local/operations/retro-monitoring-alert-raised.v1.schema.json',
   'privacy/encrypted-value.v1': 'https://schemas.crs.local/privacy/encrypted-value.v1.schema.json',
+  'privacy/sealed-personal-data.v1': 'https://schemas.crs.local/privacy/sealed-personal-data.v1.schema.json',
   'risk/risk-matrix.v1': 'https://schemas.crs.local/risk/risk-matrix.v1.schema.json',
 } as const;
 
@@ -2954,6 +2955,37 @@ export const schemaDocuments: ReadonlyArray<Readonly<Record<string, unknown>>> =
     type: 'string',
     pattern: '^crs:enc:1:[A-Za-z0-9_-]{1,64}:[A-Za-z0-9_-]{16}:[A-Za-z0-9_-]{22}:[A-Za-z0-9_-]+$',
     examples: ['crs:enc:1:q1F3mXb9Yc0Z:3q2-7wAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA:IkFubmEi'],
+  },
+  {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: 'https://schemas.crs.local/privacy/sealed-personal-data.v1.schema.json',
+    title: 'SealedPersonalData',
+    description:
+      "The sealed form of a customer record's personal values (docs/privacy.md, decision 0054), the form the ingress publishes: each personal value is replaced in place by a placeholder crs:sealed:<i> (the i-th value of its path pattern, counted from 0 in document order), and all of them are encrypted together into the record's sealedPersonalData field, an EncryptedValue (encrypted-value.v1) whose associated data names the customer's streamId and the field name sealedPersonalData, and whose plaintext is the JSON object { \"<path pattern>\": [value, ...] }. Records written before hold one EncryptedValue per personal field instead; readers take both. Once the customer's key is erased every placeholder reads as null (erased).",
+    type: 'object',
+    required: ['sealedPersonalData'],
+    properties: { sealedPersonalData: { $ref: 'encrypted-value.v1.schema.json' } },
+    $defs: {
+      placeholder: {
+        title: 'SealedPlaceholder',
+        description:
+          "Stands where a personal value was: the index of the value among those sealed for this field's path pattern.",
+        type: 'string',
+        pattern: '^crs:sealed:(0|[1-9][0-9]{0,5})$',
+      },
+    },
+    examples: [
+      {
+        customerExtId: 'C-1',
+        firstName: 'crs:sealed:0',
+        lastName: 'crs:sealed:0',
+        listAddress: [
+          { country: 'LT', city: 'crs:sealed:0' },
+          { country: 'LV', city: 'crs:sealed:1' },
+        ],
+        sealedPersonalData: 'crs:enc:1:q1F3mXb9Yc0Z:3q2-7wAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA:IkFubmEi',
+      },
+    ],
   },
   {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
