@@ -186,7 +186,7 @@ export const schemaDocuments: ReadonlyArray<Readonly<Record<string, unknown>>> =
           customer: {
             type: 'object',
             description:
-              'The customer record as accepted by the ingress (schemas/http/customer.v1.schema.json).',
+              'The customer record as accepted by the ingress (schemas/http/customer.v1.schema.json). Its personal values are encrypted (docs/privacy.md): sealed in one ciphertext, with placeholders in their places (schemas/privacy/sealed-personal-data.v1.schema.json), or, in records written before decision 0054, each value on its own (schemas/privacy/encrypted-value.v1.schema.json).',
           },
           channel: { enum: ['SINGLE', 'BATCH'] },
         },
@@ -230,7 +230,7 @@ export const schemaDocuments: ReadonlyArray<Readonly<Record<string, unknown>>> =
           customer: {
             type: 'object',
             description:
-              'The customer record as accepted by the ingress (schemas/http/customer.v1.schema.json).',
+              'The customer record as accepted by the ingress (schemas/http/customer.v1.schema.json). Its personal values are encrypted (docs/privacy.md): sealed in one ciphertext, with placeholders in their places (schemas/privacy/sealed-personal-data.v1.schema.json), or, in records written before decision 0054, each value on its own (schemas/privacy/encrypted-value.v1.schema.json).',
           },
         },
       },
@@ -655,7 +655,7 @@ export const schemaDocuments: ReadonlyArray<Readonly<Record<string, unknown>>> =
           customer: {
             type: 'object',
             description:
-              'The customer record as accepted by the ingress (schemas/http/customer.v1.schema.json).',
+              'The customer record as accepted by the ingress (schemas/http/customer.v1.schema.json). Its personal values are encrypted (docs/privacy.md): sealed in one ciphertext, with placeholders in their places (schemas/privacy/sealed-personal-data.v1.schema.json), or, in records written before decision 0054, each value on its own (schemas/privacy/encrypted-value.v1.schema.json).',
           },
           sourceOfRiskLevel: { enum: ['EVALUATE', 'IMPORT'] },
           channel: { enum: ['SINGLE', 'BATCH', 'SIMPLIFIED'] },
@@ -745,7 +745,7 @@ export const schemaDocuments: ReadonlyArray<Readonly<Record<string, unknown>>> =
           customer: {
             type: 'object',
             description:
-              'The customer record as accepted by the ingress (schemas/http/customer.v1.schema.json).',
+              'The customer record as accepted by the ingress (schemas/http/customer.v1.schema.json). Its personal values are encrypted (docs/privacy.md): sealed in one ciphertext, with placeholders in their places (schemas/privacy/sealed-personal-data.v1.schema.json), or, in records written before decision 0054, each value on its own (schemas/privacy/encrypted-value.v1.schema.json).',
           },
           sourceOfRiskLevel: { enum: ['EVALUATE', 'IMPORT'] },
           channel: { enum: ['SINGLE', 'BATCH', 'SIMPLIFIED'] },
@@ -951,7 +951,8 @@ export const schemaDocuments: ReadonlyArray<Readonly<Record<string, unknown>>> =
           },
           customer: {
             type: 'object',
-            description: 'The customer record to evaluate (as stored by the decider).',
+            description:
+              'The customer record to evaluate (as stored by the decider). Its personal values are encrypted (docs/privacy.md): sealed in one ciphertext, with placeholders in their places (schemas/privacy/sealed-personal-data.v1.schema.json), or, in records written before decision 0054, each value on its own (schemas/privacy/encrypted-value.v1.schema.json).',
           },
           screening: {
             type: 'object',
@@ -1163,7 +1164,8 @@ export const schemaDocuments: ReadonlyArray<Readonly<Record<string, unknown>>> =
           reason: { type: 'string' },
           customer: {
             type: 'object',
-            description: 'The record to screen: the customer and its related entities.',
+            description:
+              'The record to screen: the customer and its related entities. Its personal values are encrypted (docs/privacy.md): sealed in one ciphertext, with placeholders in their places (schemas/privacy/sealed-personal-data.v1.schema.json), or, in records written before decision 0054, each value on its own (schemas/privacy/encrypted-value.v1.schema.json).',
           },
         },
       },

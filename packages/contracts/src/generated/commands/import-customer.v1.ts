@@ -21,7 +21,7 @@ export type ImportCustomerCommand = {
   issuedBy?: string;
   data: {
     /**
-     * The customer record as accepted by the ingress (schemas/http/customer.v1.schema.json).
+     * The customer record as accepted by the ingress (schemas/http/customer.v1.schema.json). Its personal values are encrypted (docs/privacy.md): sealed in one ciphertext, with placeholders in their places (schemas/privacy/sealed-personal-data.v1.schema.json), or, in records written before decision 0054, each value on its own (schemas/privacy/encrypted-value.v1.schema.json).
      */
     customer: {
       [k: string]: unknown | undefined;

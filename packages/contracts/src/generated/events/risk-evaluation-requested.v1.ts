@@ -34,7 +34,7 @@ export type RiskEvaluationRequested = {
       | 'MATRIX_ACTIVATED'
       | 'OVERRIDE_EXPIRED';
     /**
-     * The customer record to evaluate (as stored by the decider).
+     * The customer record to evaluate (as stored by the decider). Its personal values are encrypted (docs/privacy.md): sealed in one ciphertext, with placeholders in their places (schemas/privacy/sealed-personal-data.v1.schema.json), or, in records written before decision 0054, each value on its own (schemas/privacy/encrypted-value.v1.schema.json).
      */
     customer?: {
       [k: string]: unknown | undefined;

@@ -30,7 +30,7 @@ export type ScreeningRequested = {
     lists: ('SANCTIONS' | 'PEP' | 'ADVERSE_MEDIA' | 'INTERNAL_LIST')[];
     reason?: string;
     /**
-     * The record to screen: the customer and its related entities.
+     * The record to screen: the customer and its related entities. Its personal values are encrypted (docs/privacy.md): sealed in one ciphertext, with placeholders in their places (schemas/privacy/sealed-personal-data.v1.schema.json), or, in records written before decision 0054, each value on its own (schemas/privacy/encrypted-value.v1.schema.json).
      */
     customer?: {
       [k: string]: unknown | undefined;
