@@ -4,7 +4,7 @@ import { consumerLagGauge, processingHistogram } from '@crs/runtime';
 import type { MessageSerde } from './serde';
 import { restartAfterFatalCrash } from './restart-after-fatal-crash';
 import { headerString, type DecodedMessage } from './decoded-message';
-import { FETCH_MAX_BYTES_PER_PARTITION } from './kafka';
+import { FETCH_MAX_BYTES_PER_PARTITION, fetchTuningOf } from './kafka';
 
 /**
  * For projectors and reactors whose effects are idempotent on their own (upserts guarded by stream
@@ -52,7 +52,7 @@ export class AtLeastOnceConsumer<T> {
     this.consumer = opts.kafka.consumer({
       groupId: opts.groupId,
       readUncommitted: false,
-      maxWaitTimeInMs: 200,
+      ...fetchTuningOf(opts.kafka),
       maxBytesPerPartition: FETCH_MAX_BYTES_PER_PARTITION,
     });
     this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => {

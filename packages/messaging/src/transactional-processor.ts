@@ -5,7 +5,7 @@ import type { MessageSerde } from './serde';
 import { restartAfterFatalCrash } from './restart-after-fatal-crash';
 import { DEFAULT_MAX_BYTES_PER_SEND, produceSlices, type EncodedMessage } from './produce-slices';
 import { headerString, type DecodedMessage, type OutgoingMessage } from './decoded-message';
-import { FETCH_MAX_BYTES_PER_PARTITION } from './kafka';
+import { FETCH_MAX_BYTES_PER_PARTITION, fetchTuningOf } from './kafka';
 
 export interface TransactionalHandler<T> {
   /**
@@ -108,7 +108,7 @@ export class TransactionalProcessor<T> {
       readUncommitted: false,
       sessionTimeout: 30000,
       heartbeatInterval: 3000,
-      maxWaitTimeInMs: 200,
+      ...fetchTuningOf(opts.kafka),
       maxBytesPerPartition: FETCH_MAX_BYTES_PER_PARTITION,
       retry: { retries: 10 },
     });

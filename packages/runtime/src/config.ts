@@ -31,6 +31,14 @@ export const commonConfigSpec = {
   KAFKA_SASL_MECHANISM: str({ default: '', choices: ['', 'plain', 'scram-sha-256', 'scram-sha-512'] }),
   KAFKA_SASL_USERNAME: str({ default: '' }),
   KAFKA_SASL_PASSWORD: str({ default: '' }),
+  KAFKA_FETCH_MIN_BYTES: num({
+    default: 1,
+    desc: 'fetch.min.bytes of every consumer: the broker answers a fetch once this much is there, or after KAFKA_FETCH_MAX_WAIT_MS',
+  }),
+  KAFKA_FETCH_MAX_WAIT_MS: num({
+    default: 200,
+    desc: 'fetch.max.wait.ms of every consumer (docs/operations.md, "Kafka fetch tuning")',
+  }),
   SCHEMA_REGISTRY_URL: url({ default: 'http://127.0.0.1:18081/apis/ccompat/v7' }),
   SCHEMA_REGISTRY_USERNAME: str({ default: '' }),
   SCHEMA_REGISTRY_PASSWORD: str({ default: '' }),

@@ -1,0 +1,61 @@
+import { createLogger, createMetricsRegistry } from '@crs/runtime';
+import { AtLeastOnceConsumer } from './at-least-once-consumer';
+import { createKafka, DEFAULT_FETCH_TUNING, fetchTuningOf, type KafkaSettings } from './kafka';
+import { MessageSerde } from './serde';
+import { TransactionalProcessor } from './transactional-processor';
+
+/** KAFKA_FETCH_MIN_BYTES / KAFKA_FETCH_MAX_WAIT_MS reach every consumer of the client (docs/operations.md). */
+describe('Kafka fetch tuning', () => {
+  const logger = createLogger('fetch-tuning-test', 'fatal');
+  const base: KafkaSettings = {
+    KAFKA_BROKERS: '127.0.0.1:9',
+    KAFKA_SSL: false,
+    KAFKA_SASL_MECHANISM: '',
+    KAFKA_SASL_USERNAME: '',
+    KAFKA_SASL_PASSWORD: '',
+  };
+  const serde = new MessageSerde({
+    SCHEMA_REGISTRY_URL: 'http://127.0.0.1:9/apis/ccompat/v7',
+    SCHEMA_REGISTRY_USERNAME: '',
+    SCHEMA_REGISTRY_PASSWORD: '',
+  });
+
+  it('keeps the defaults (answer at once, wait at most 200 ms) when nothing is set', () => {
+    expect(fetchTuningOf(createKafka(base, 't', logger))).toEqual({ minBytes: 1, maxWaitTimeInMs: 200 });
+    expect(DEFAULT_FETCH_TUNING).toEqual({ minBytes: 1, maxWaitTimeInMs: 200 });
+  });
+
+  it('hands the settings to the transactional processors and the at-least-once consumers of that client', () => {
+    const kafka = createKafka(
+      { ...base, KAFKA_FETCH_MIN_BYTES: 65536, KAFKA_FETCH_MAX_WAIT_MS: 25 },
+      't',
+      logger,
+    );
+    const consumer = jest.spyOn(kafka, 'consumer');
+    const common = { kafka, serde, logger, metrics: createMetricsRegistry('fetch-tuning-test') };
+    new TransactionalProcessor({
+      ...common,
+      groupId: 'g1',
+      topic: 't1',
+      transactionalIdPrefix: 'g1',
+      handler: { process: async () => [] },
+    });
+    new AtLeastOnceConsumer({ ...common, groupId: 'g2', topics: ['t2'], handle: async () => undefined });
+    expect(consumer).toHaveBeenCalledTimes(2);
+    for (const [config] of consumer.mock.calls) {
+      expect(config).toMatchObject({ minBytes: 65536, maxWaitTimeInMs: 25 });
+    }
+  });
+
+  it('refuses values kafkajs would misread, naming the setting', () => {
+    expect(() => createKafka({ ...base, KAFKA_FETCH_MIN_BYTES: 0 }, 't', logger)).toThrow(
+      /KAFKA_FETCH_MIN_BYTES/,
+    );
+    expect(() => createKafka({ ...base, KAFKA_FETCH_MAX_WAIT_MS: 2.5 }, 't', logger)).toThrow(
+      /KAFKA_FETCH_MAX_WAIT_MS/,
+    );
+    expect(() => createKafka({ ...base, KAFKA_FETCH_MAX_WAIT_MS: 60000 }, 't', logger)).toThrow(
+      /KAFKA_FETCH_MAX_WAIT_MS/,
+    );
+  });
+});
