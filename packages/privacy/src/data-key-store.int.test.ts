@@ -251,7 +251,12 @@ describe('DataKeyStore (data_keys on the real store)', () => {
     const [customer] = await privacy.encryptCustomers([
       { streamId: 'BU1:C-6', customer: { customerExtId: 'C-6', firstName: 'Ona', birthDate: '1970-01-02' } },
     ]);
-    expect(customer!.firstName).toMatch(/^crs:enc:1:/);
+    // Sealed (decision 0054): placeholders in place, the values in one ciphertext.
+    expect(customer).toMatchObject({
+      firstName: 'crs:sealed:0',
+      birthDate: 'crs:sealed:0',
+      sealedPersonalData: expect.stringMatching(/^crs:enc:1:/),
+    });
     const hits = await privacy.encryptHits('BU1:C-6', [
       { entryId: '9', matchedName: 'ONA X', names: ['ONA X'], score: 1 },
     ]);
