@@ -1,7 +1,7 @@
 import type { CustomerEvent } from '@crs/contracts';
 import type { CustomerData } from '@crs/contracts/types';
 import type { DecodedMessage } from '@crs/messaging';
-import type { CustomerPrivacy } from '@crs/privacy';
+import { SEALED_FIELD, type CustomerPrivacy } from '@crs/privacy';
 import type { CustomerDirectory } from '../domain/customer-directory';
 import { screenedFields } from '../domain/screening-subjects';
 
@@ -70,7 +70,9 @@ async function revealScreened(
   streamId: string,
   customer: CustomerData,
 ): Promise<CustomerData> {
-  return { ...customer, ...(await privacy.decrypt(streamId, screenedFields(customer))).record };
+  // The sealed field (decision 0054) has served once the screened part is open: not kept in memory.
+  const { [SEALED_FIELD]: _sealed, ...rest } = customer as CustomerData & Record<string, unknown>;
+  return { ...rest, ...(await privacy.decrypt(streamId, screenedFields(customer))).record } as CustomerData;
 }
 
 /**
