@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { MongoClient, type Db } from 'mongodb';
 import { streamKey, type CustomerEvent } from '@crs/contracts';
 import type { DecodedMessage } from '@crs/messaging';
 import { CustomerPrivacy, DataKeyStore, KeyEncryptionKeys } from '@crs/privacy';
+import { connectMongo, type MongoConnection } from '@crs/store';
 import { CustomerDirectory } from '../domain/customer-directory';
 import { customerEventProjector } from './customer-event-projector';
 
@@ -11,21 +11,22 @@ import { customerEventProjector } from './customer-event-projector';
  * and keeps, of a customer on the internal list, the screened fields in plain and nothing sealed.
  */
 describe('customerEventProjector with sealed records', () => {
-  let client: MongoClient;
-  let db: Db;
+  let mongo: MongoConnection;
 
   beforeAll(async () => {
-    client = await new MongoClient(process.env.MONGODB_URI!).connect();
-    db = client.db(`crs_it_screening_dir_${randomUUID().slice(0, 8)}`);
+    mongo = await connectMongo({
+      MONGODB_URI: process.env.MONGODB_URI!,
+      MONGODB_DB: `crs_it_screening_dir_${randomUUID().slice(0, 8)}`,
+    });
   });
   afterAll(async () => {
-    await db.dropDatabase();
-    await client.close();
+    await mongo.db.dropDatabase();
+    await mongo.client.close();
   });
 
   it('keeps the names of a BLACK customer in plain, without the sealed value or other personal fields', async () => {
     const keks = KeyEncryptionKeys.fromDocument(KeyEncryptionKeys.generateDocument('kek-1'));
-    const privacy = CustomerPrivacy.withKeys(new DataKeyStore({ db, keks }));
+    const privacy = CustomerPrivacy.withKeys(new DataKeyStore({ db: mongo.db, keks }));
     const streamId = streamKey('DEMO', 'C-BLACK');
     const plain = {
       businessUnit: 'DEMO',
