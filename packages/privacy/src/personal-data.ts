@@ -149,15 +149,13 @@ export function sealFieldsWith<T>(key: DataKey, streamId: string, record: T, pat
   if (!isPlainObject(record) || SEALED_FIELD in record)
     return encryptFieldsWith(key, streamId, record, paths);
   const sealed: Record<string, unknown[]> = {};
-  let count = 0;
   const out = replaceLeaves(record, paths, (value, path) => {
     if (keptAsIs(value)) return value;
     const values = (sealed[path] ??= []);
     values.push(value);
-    count++;
     return sealedPlaceholder(values.length - 1);
   });
-  if (count === 0) return out;
+  if (Object.keys(sealed).length === 0) return out;
   return { ...out, [SEALED_FIELD]: encryptValue(key, streamId, SEALED_FIELD, sealed) } as T;
 }
 
@@ -221,15 +219,10 @@ export function decryptFieldsWith<T>(
     }
     return node;
   };
-  const out = walk(record, '') as T;
-  // A sealed field without a placeholder that needs it: nothing to show, but a well-formed record never
-  // has one; a malformed one is reported like any value that does not decrypt.
-  if (sealed === undefined && isPlainObject(record) && SEALED_FIELD in record) {
-    const s = openSealed(key, streamId, record);
-    if (s.status === 'invalid') invalidPaths.push(SEALED_FIELD);
-  }
+  // The sealed field is opened at the first placeholder only: a part of a record without one (an
+  // organisation's screened fields) costs no decryption.
   return {
-    record: out,
+    record: walk(record, '') as T,
     erased: erasedPaths.length > 0,
     erasedPaths: [...new Set(erasedPaths)],
     invalidPaths: [...new Set(invalidPaths)],
