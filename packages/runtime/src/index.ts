@@ -5,3 +5,4 @@ export * from './metrics';
 export * from './health';
 export * from './lifecycle';
 export * from './group-flusher';
+export * from './workers';

@@ -1,3 +1,4 @@
+import { workerIndex } from './workers';
 import type { Logger } from 'pino';
 
 export interface Startable {
@@ -35,7 +36,10 @@ export function runUntilSignalled(service: Startable, logger: Logger, shutdownTi
       });
   };
   process.once('SIGTERM', () => stop('SIGTERM', 0));
-  process.once('SIGINT', () => stop('SIGINT', 0));
+  if (workerIndex() === undefined) process.once('SIGINT', () => stop('SIGINT', 0));
+  // A worker of a pool (runWorkerPool) stops on its primary's SIGTERM alone: Ctrl-C in a terminal sends
+  // SIGINT to the whole process group, and a second signal would make a worker exit without draining.
+  else process.on('SIGINT', () => undefined);
   process.on('unhandledRejection', (err) => {
     logger.fatal({ err }, 'unhandled rejection');
     stop('unhandledRejection', 1);

@@ -1,6 +1,6 @@
 import express, { type Express, type Request } from 'express';
 import { randomUUID } from 'node:crypto';
-import { Counter, Gauge, Histogram, type Logger, type Registry } from '@crs/runtime';
+import { Counter, Gauge, Histogram, metricsText, type Logger, type Registry } from '@crs/runtime';
 import { ErrorCodes, buildOpenApi, createValidators } from '@crs/contracts';
 import { createTokenVerifier } from '@crs/auth';
 import { ServiceHost, type Listener } from '@crs/host';
@@ -128,8 +128,16 @@ export function buildIngress(
       const ready = r.ready && !draining;
       res.status(ready ? 200 : 503).json({ status: ready ? 'UP' : 'DOWN', checks: r.checks });
     });
+    const metricsOfService = metricsText(metrics);
     app.get('/metrics', async (_req, res) => {
-      res.type(metrics.contentType).send(await metrics.metrics());
+      try {
+        res.type(metrics.contentType).send(await metricsOfService());
+      } catch (err) {
+        // A worker whose primary does not answer: no partial figures (a scrape of one worker's counters
+        // would look like the service's counters going backwards).
+        logger.warn({ err }, 'metrics unavailable');
+        res.status(503).type('text/plain').send('metrics unavailable\n');
+      }
     });
     app.get('/openapi.json', (_req, res) => {
       res.json(openapi);

@@ -1,4 +1,13 @@
-import { bool, commonConfigSpec, loadConfig, mongoConfigSpec, num, port, str } from '@crs/runtime';
+import {
+  ConfigInvalidError,
+  bool,
+  commonConfigSpec,
+  loadConfig,
+  mongoConfigSpec,
+  num,
+  port,
+  str,
+} from '@crs/runtime';
 import { parseRetentionPolicy, privacyConfigSpec, retentionConfigSpec } from '@crs/privacy';
 
 const spec = {
@@ -8,6 +17,10 @@ const spec = {
   ...retentionConfigSpec,
   HTTP_PORT: port({ default: 8080 }),
   HTTP_HOST: str({ default: '127.0.0.1' }),
+  INGRESS_WORKERS: num({
+    default: 1,
+    desc: 'processes that share HTTP_PORT (node:cluster), 1 to 64; more than 1 on a host with cores to spare (docs/decisions/0056); keep 1 in Kubernetes and scale replicas',
+  }),
   AUTH_JWKS_URL: str({ default: '' }),
   AUTH_JWKS_FILE: str({ default: '' }),
   AUTH_ISSUER: str({ default: 'http://127.0.0.1:8080/local-issuer' }),
@@ -37,6 +50,13 @@ export function loadIngressConfig(env: NodeJS.ProcessEnv = process.env) {
   const config = loadConfig(spec, env);
   if (!config.AUTH_JWKS_URL && !config.AUTH_JWKS_FILE) {
     throw new Error('invalid configuration: set AUTH_JWKS_URL or AUTH_JWKS_FILE');
+  }
+  if (
+    !Number.isInteger(config.INGRESS_WORKERS) ||
+    config.INGRESS_WORKERS < 1 ||
+    config.INGRESS_WORKERS > 64
+  ) {
+    throw new ConfigInvalidError('invalid configuration: INGRESS_WORKERS must be an integer from 1 to 64');
   }
   // An orphan must be older than any attempt that may still be publishing (ack timeout, kafkajs retries).
   const orphanFloorSec = Math.max(60, Math.ceil((3 * config.KAFKA_ACK_TIMEOUT_MS) / 1000));

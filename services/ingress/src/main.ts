@@ -1,7 +1,12 @@
-import { createLogger, runUntilSignalled } from '@crs/runtime';
+import { createLogger, runUntilSignalled, runWorkerPool } from '@crs/runtime';
 import { loadIngressConfig } from './config';
 import { buildIngress } from './app';
 
 const config = loadIngressConfig();
 const logger = createLogger(config.SERVICE_NAME || 'ingress', config.LOG_LEVEL);
-runUntilSignalled(buildIngress(config, logger), logger, config.SHUTDOWN_TIMEOUT_MS);
+runWorkerPool({
+  workers: config.INGRESS_WORKERS,
+  logger,
+  shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  run: () => runUntilSignalled(buildIngress(config, logger), logger, config.SHUTDOWN_TIMEOUT_MS),
+});
