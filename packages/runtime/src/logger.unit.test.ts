@@ -68,4 +68,53 @@ describe('logger', () => {
     });
     expect(text()).not.toMatch(/Jan|1985|Bearer/);
   });
+
+  it('censors personal fields at the top and one or two levels below it, array indices counting as a level', () => {
+    const { logger, text } = capture();
+    logger.info({
+      nationalCode: '85010112345',
+      customer: { lastName: 'Kowalski', name: 'Jan Kowalski' },
+      batch: { items: { taxpayerNumber: 'PL123' } },
+      customers: [{ birthDate: '1985-01-01' }],
+      req: { headers: { authorization: 'Bearer abc' } },
+      token: 'eyJ',
+    });
+    expect(text()).not.toMatch(/85010112345|Kowalski|PL123|1985|Bearer|eyJ/);
+    const line = JSON.parse(text()) as Record<string, Record<string, unknown>>;
+    expect(line.customer).toEqual({ lastName: '[redacted]', name: '[redacted]' });
+    expect(line.customers).toEqual([{ birthDate: '[redacted]' }]);
+    expect(line.nationalCode).toBe('[redacted]');
+  });
+
+  it('keeps what is not personal: the service name, other fields, dates, and fields deeper than two levels down', () => {
+    const { logger, text } = capture();
+    logger.info({
+      route: '/core-ws-rest/customer',
+      status: 200,
+      at: new Date(0),
+      a: { b: { c: { firstName: 'deep' } } },
+    });
+    const line = JSON.parse(text()) as Record<string, unknown>;
+    expect(line).toMatchObject({
+      name: 'test',
+      service: 'test',
+      route: '/core-ws-rest/customer',
+      status: 200,
+    });
+    expect(line.at).toBe('1970-01-01T00:00:00.000Z');
+    // As before (pino's *.*.field paths): the net reaches two levels below the top, no further.
+    expect(line.a).toEqual({ b: { c: { firstName: 'deep' } } });
+  });
+
+  it("censors the fields of a logged error and a child logger's bindings, and never changes the caller's object", () => {
+    const { logger, text } = capture();
+    const logged = { customer: { firstName: 'Jan', id: 'c-1' } };
+    const err = Object.assign(new Error('rejected'), { customer: { lastName: 'Kowalski' } });
+    logger.child({ subject: { nationalCode: '85010112345' } }).warn({ ...logged, err }, 'rejected');
+    expect(text()).not.toMatch(/Jan|Kowalski|85010112345/);
+    const line = JSON.parse(text()) as { customer: unknown; err: { message: string } };
+    expect(line.customer).toEqual({ firstName: '[redacted]', id: 'c-1' });
+    expect(line.err.message).toBe('rejected');
+    expect(logged.customer.firstName).toBe('Jan');
+  });
 });
