@@ -1,7 +1,17 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { base64url, compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
+import { generateKeyPairSync } from 'node:crypto';
+import {
+  base64url,
+  CompactSign,
+  compactVerify,
+  createLocalJWKSet,
+  exportJWK,
+  importJWK,
+  type JSONWebKeySet,
+  type JWK,
+} from 'jose';
 import { CallbackSignatureInvalidError } from '../errors/CallbackSignatureInvalidError';
 import { ensureCallbackKeys, type LocalKeyPair } from '../keys/ensureLocalKeys';
 import { callbackSigningInput, signCallback, verifyCallback } from './callbackSignature';
@@ -63,6 +73,39 @@ describe('callback signatures', () => {
       new RegExp(`^${id}\\.${timestamp}\\.[A-Za-z0-9_-]{43}$`),
     );
     expect(protectedHeader).toEqual({ alg: 'ES256', kid: keys.privateJwk.kid });
+  });
+
+  it("writes the same protected header as jose's CompactSign, and a signature jose verifies, for every ECDSA size", async () => {
+    for (const [alg, namedCurve] of [
+      ['ES256', 'P-256'],
+      ['ES384', 'P-384'],
+      ['ES512', 'P-521'],
+    ] as const) {
+      const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve });
+      const privateJwk: JWK = { ...(await exportJWK(privateKey)), alg, kid: `k-${alg}` };
+      const jwks = { keys: [{ ...(await exportJWK(publicKey)), alg, kid: `k-${alg}` }] };
+      const headers = await signCallback({ privateJwk, body, timestamp, id });
+      const input = new TextEncoder().encode(callbackSigningInput(id, timestamp, body));
+      const byJose = await new CompactSign(input)
+        .setProtectedHeader({ alg, kid: `k-${alg}` })
+        .sign(await importJWK(privateJwk, alg));
+      expect(headers['x-crs-signature']!.split('.')[0]).toBe(byJose.split('.')[0]);
+      await expect(
+        verifyCallback({ jwks, headers, body, now: timestamp, algorithms: [alg] }),
+      ).resolves.toBeUndefined();
+    }
+  });
+
+  it('signs with a key of another algorithm through jose (EdDSA)', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const privateJwk: JWK = { ...(await exportJWK(privateKey)), alg: 'EdDSA', kid: 'k-ed' };
+    const jwks = { keys: [{ ...(await exportJWK(publicKey)), alg: 'EdDSA', kid: 'k-ed' }] };
+    const headers = await signCallback({ privateJwk, body, timestamp, id });
+    await expect(
+      verifyCallback({ jwks, headers, body, now: timestamp, algorithms: ['EdDSA'] }),
+    ).resolves.toBeUndefined();
+    // A receiver that allows only ES256 (docs/callbacks.md) refuses it.
+    expect(await reason(verifyCallback({ jwks, headers, body, now: timestamp }))).toBe('alg_not_allowed');
   });
 
   it('rejects a tampered body', async () => {
