@@ -120,12 +120,13 @@ export function serializeError(err: unknown): unknown {
 }
 
 export function createLogger(service: string, level = 'info', destination?: pino.DestinationStream): Logger {
+  const worker = workerIndex();
   const logger = pino(
     {
       name: service,
       level,
       // A worker of a pool (INGRESS_WORKERS) says which one; a single process logs as before.
-      base: workerIndex() === undefined ? { service } : { service, worker: workerIndex() },
+      base: worker === undefined ? { service } : { service, worker },
       formatters: { log: (line) => redactLogFields(line) },
       // An error's fields sit one level below the line's top (pino's error object is not a plain one).
       serializers: { err: (err: unknown) => redactLogFields({ ...(serializeError(err) as object) }, 2) },

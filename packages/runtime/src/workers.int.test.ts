@@ -88,14 +88,20 @@ describe('runWorkerPool: processes sharing one port', () => {
     return pids;
   }
 
-  it('serves from every worker, aggregates their metrics, replaces a worker that exits and stops them all on SIGTERM', async () => {
-    const { port, primary } = await startPool(2);
-    // Both workers take connections (the primary hands them out in turn); the primary serves none.
+  /** The pids of the pool's two workers, once both take connections (the primary hands them out in turn). */
+  async function bothWorkers(port: number): Promise<Set<number>> {
     let pids = new Set<number>();
     await eventually(async () => {
       pids = await workerPids(port);
       expect(pids.size).toBe(2);
     });
+    return pids;
+  }
+
+  it('serves from every worker, aggregates their metrics, replaces a worker that exits and stops them all on SIGTERM', async () => {
+    const { port, primary } = await startPool(2);
+    // Both workers take connections; the primary serves none.
+    const pids = await bothWorkers(port);
     expect(pids.has(primary.pid!)).toBe(false);
 
     // A scrape lands on one worker and reports the service: every worker's counter, summed.
@@ -129,11 +135,7 @@ describe('runWorkerPool: processes sharing one port', () => {
   it('Ctrl-C (SIGINT to the whole process group) stops every worker once, gracefully', async () => {
     // Each worker's shutdown takes 500 ms: the primary's SIGTERM arrives while it is under way.
     const { port, primary } = await startPool(2, { STOP_DELAY_MS: '500' });
-    let pids = new Set<number>();
-    await eventually(async () => {
-      pids = await workerPids(port);
-      expect(pids.size).toBe(2);
-    });
+    const pids = await bothWorkers(port);
     process.kill(-primary.pid!, 'SIGINT');
     // 0: every worker stopped through its own shutdown (a second signal would have made it exit 1).
     expect(await exitOf(primary)).toBe(0);
@@ -142,11 +144,7 @@ describe('runWorkerPool: processes sharing one port', () => {
 
   it('workers exit at once when their primary is killed, and the port is free again', async () => {
     const { port, primary } = await startPool(2);
-    let pids = new Set<number>();
-    await eventually(async () => {
-      pids = await workerPids(port);
-      expect(pids.size).toBe(2);
-    });
+    const pids = await bothWorkers(port);
     primary.kill('SIGKILL');
     await exitOf(primary);
     for (const pid of pids) await eventually(() => expect(alive(pid)).toBe(false));

@@ -44,9 +44,8 @@ export function runWorkerPool(opts: WorkerPoolOptions): void {
   const aggregator = new AggregatorRegistry();
   const restarts: number[] = [];
   let stopping = false;
-  let failed = false;
 
-  const fork = (index: number): Worker => {
+  const fork = (index: number): void => {
     const worker = cluster.fork({ CRS_WORKER_INDEX: String(index) });
     worker.on('message', (msg: unknown) => {
       const m = msg as { type?: unknown; id?: unknown };
@@ -67,8 +66,7 @@ export function runWorkerPool(opts: WorkerPoolOptions): void {
           { worker: index, code, signal, restarts: restarts.length, restartWindowMs },
           'workers keep exiting: stopping the pool',
         );
-        failed = true;
-        stop('workersFailing');
+        stop('workersFailing', true);
         return;
       }
       logger.error({ worker: index, code, signal }, 'worker exited: starting a new one');
@@ -76,10 +74,10 @@ export function runWorkerPool(opts: WorkerPoolOptions): void {
         if (!stopping) fork(index);
       }, 1000).unref();
     });
-    return worker;
   };
 
-  const stop = (reason: string) => {
+  /** `failed`: the pool stops because its workers keep exiting, so it exits 1 however they stop. */
+  const stop = (reason: string, failed = false) => {
     if (stopping) return;
     stopping = true;
     logger.info({ reason }, 'stopping workers');
