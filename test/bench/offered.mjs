@@ -6,7 +6,8 @@
 // which moves with that figure; this one holds the rates still, so two trees compare at the same load.
 // Not a test: nothing here passes or fails on speed.
 //   npm run bench offered      (after `npm run build`, with the local stack up)
-// BENCH_OFFERED_RATES (default 90,120,140 customers/s), BENCH_OFFERED_SECONDS (60), BENCH_PRELOAD (40000);
+// BENCH_OFFERED_RATES (default 90,120,140 customers/s), BENCH_OFFERED_SECONDS (60), BENCH_PRELOAD (40000),
+// BENCH_SERVICE_ENV (a JSON object: service name -> settings of that service only);
 // with BENCH_BASELINE=<commit> every rate runs on that commit's services first ("before"), then on this
 // tree's ("after"): one namespace per tree and rate.
 import { createRequire } from 'node:module';
@@ -56,6 +57,8 @@ export async function benchOffered({ label, rate, root = ROOT, log = console.log
       ],
     }),
   };
+  // BENCH_SERVICE_ENV='{"projector":{"KAFKA_FETCH_MAX_WAIT_MS":"300"}}': settings for one service only.
+  const serviceEnv = JSON.parse(process.env.BENCH_SERVICE_ENV ?? '{}');
   let next = 0;
   const evaluated = () => evaluateCustomer(NS, next++);
   /** An IMPORT customer with a given level, as a batch import sends it (the pipeline bench's batches). */
@@ -66,7 +69,8 @@ export async function benchOffered({ label, rate, root = ROOT, log = console.log
   const base = `http://127.0.0.1:${launcher.portOf('ingress', NS)}`;
   const tok = await token();
   try {
-    for (const s of SERVICES) await launcher.startService(s, { env: clusterEnv, namespace: NS });
+    for (const s of SERVICES)
+      await launcher.startService(s, { env: { ...clusterEnv, ...serviceEnv[s] }, namespace: NS });
     // Warm-up: every stage has joined its group and seen a customer.
     const warm = [];
     for (let i = 0; i < 40; i++) {

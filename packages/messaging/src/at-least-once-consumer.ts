@@ -4,7 +4,7 @@ import { consumerLagGauge, processingHistogram } from '@crs/runtime';
 import type { MessageSerde } from './serde';
 import { restartAfterFatalCrash } from './restart-after-fatal-crash';
 import { headerString, type DecodedMessage } from './decoded-message';
-import { FETCH_MAX_BYTES_PER_PARTITION, fetchTuningOf } from './kafka';
+import { FETCH_MAX_BYTES_PER_PARTITION, fetchTuningOf, type FetchTuning } from './kafka';
 
 /**
  * For projectors and reactors whose effects are idempotent on their own (upserts guarded by stream
@@ -46,13 +46,15 @@ export class AtLeastOnceConsumer<T> {
        * handler that caches what it read of the partitions it owned drops the cache here.
        */
       onGroupJoin?: () => void;
+      /** This consumer's fetch tuning instead of its client's (`fetchTuningOf`): the projector's linger. */
+      fetch?: FetchTuning;
     },
   ) {
     if (!opts.handle && !opts.handleBatch) throw new Error('AtLeastOnceConsumer needs handle or handleBatch');
     this.consumer = opts.kafka.consumer({
       groupId: opts.groupId,
       readUncommitted: false,
-      ...fetchTuningOf(opts.kafka),
+      ...(opts.fetch ?? fetchTuningOf(opts.kafka)),
       maxBytesPerPartition: FETCH_MAX_BYTES_PER_PARTITION,
     });
     this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => {

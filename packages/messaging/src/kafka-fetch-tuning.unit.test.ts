@@ -1,6 +1,12 @@
 import { createLogger, createMetricsRegistry } from '@crs/runtime';
 import { AtLeastOnceConsumer } from './at-least-once-consumer';
-import { createKafka, DEFAULT_FETCH_TUNING, fetchTuningOf, type KafkaSettings } from './kafka';
+import {
+  checkFetchTuning,
+  createKafka,
+  DEFAULT_FETCH_TUNING,
+  fetchTuningOf,
+  type KafkaSettings,
+} from './kafka';
 import { MessageSerde } from './serde';
 import { TransactionalProcessor } from './transactional-processor';
 
@@ -45,6 +51,32 @@ describe('Kafka fetch tuning', () => {
     for (const [config] of consumer.mock.calls) {
       expect(config).toMatchObject({ minBytes: 65536, maxWaitTimeInMs: 25 });
     }
+  });
+
+  it("gives an at-least-once consumer its own tuning instead of its client's (the projector's linger)", () => {
+    const kafka = createKafka(base, 't', logger);
+    const consumer = jest.spyOn(kafka, 'consumer');
+    new AtLeastOnceConsumer({
+      kafka,
+      serde,
+      logger,
+      metrics: createMetricsRegistry('fetch-tuning-test'),
+      groupId: 'g3',
+      topics: ['t3'],
+      handle: async () => undefined,
+      fetch: { minBytes: 262_144, maxWaitTimeInMs: 250 },
+    });
+    expect(consumer.mock.calls[0]![0]).toMatchObject({ minBytes: 262_144, maxWaitTimeInMs: 250 });
+  });
+
+  it('checkFetchTuning names the setting a value came from', () => {
+    const names = { minBytes: 'MY_MIN', maxWaitTimeInMs: 'MY_WAIT' };
+    expect(checkFetchTuning({ minBytes: 10, maxWaitTimeInMs: 10 }, names)).toEqual({
+      minBytes: 10,
+      maxWaitTimeInMs: 10,
+    });
+    expect(() => checkFetchTuning({ minBytes: 0, maxWaitTimeInMs: 10 }, names)).toThrow(/^MY_MIN/);
+    expect(() => checkFetchTuning({ minBytes: 1, maxWaitTimeInMs: 10_001 }, names)).toThrow(/^MY_WAIT/);
   });
 
   it('refuses values kafkajs would misread, naming the setting', () => {

@@ -35,14 +35,30 @@ export function fetchTuningOf(kafka: Kafka): FetchTuning {
 }
 
 function fetchTuningFrom(settings: KafkaSettings): FetchTuning {
-  const minBytes = settings.KAFKA_FETCH_MIN_BYTES ?? DEFAULT_FETCH_TUNING.minBytes;
-  const maxWaitTimeInMs = settings.KAFKA_FETCH_MAX_WAIT_MS ?? DEFAULT_FETCH_TUNING.maxWaitTimeInMs;
+  return checkFetchTuning({
+    minBytes: settings.KAFKA_FETCH_MIN_BYTES ?? DEFAULT_FETCH_TUNING.minBytes,
+    maxWaitTimeInMs: settings.KAFKA_FETCH_MAX_WAIT_MS ?? DEFAULT_FETCH_TUNING.maxWaitTimeInMs,
+  });
+}
+
+/**
+ * A fetch tuning kafkajs reads as meant, or a RangeError naming the setting it came from (the service
+ * stops at start): `minBytes` a whole number of at least 1, `maxWaitTimeInMs` from 1 to 10,000.
+ */
+export function checkFetchTuning(
+  tuning: FetchTuning,
+  names: { minBytes: string; maxWaitTimeInMs: string } = {
+    minBytes: 'KAFKA_FETCH_MIN_BYTES',
+    maxWaitTimeInMs: 'KAFKA_FETCH_MAX_WAIT_MS',
+  },
+): FetchTuning {
+  const { minBytes, maxWaitTimeInMs } = tuning;
   if (!Number.isInteger(minBytes) || minBytes < 1) {
-    throw new RangeError(`KAFKA_FETCH_MIN_BYTES must be a whole number of at least 1, not ${minBytes}`);
+    throw new RangeError(`${names.minBytes} must be a whole number of at least 1, not ${minBytes}`);
   }
   if (!Number.isInteger(maxWaitTimeInMs) || maxWaitTimeInMs < 1 || maxWaitTimeInMs > 10_000) {
     throw new RangeError(
-      `KAFKA_FETCH_MAX_WAIT_MS must be a whole number from 1 to 10000, not ${maxWaitTimeInMs}`,
+      `${names.maxWaitTimeInMs} must be a whole number from 1 to 10000, not ${maxWaitTimeInMs}`,
     );
   }
   return { minBytes, maxWaitTimeInMs };

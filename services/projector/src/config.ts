@@ -1,13 +1,34 @@
 import { commonConfigSpec, loadConfig, mongoConfigSpec, num, str } from '@crs/runtime';
+import { checkFetchTuning, type FetchTuning } from '@crs/messaging';
 
 const spec = {
   ...commonConfigSpec,
   ...mongoConfigSpec,
   HEALTH_PORT: num({ default: 9102 }),
   CONSUMER_GROUP: str({ default: 'projector' }),
+  PROJECTOR_FETCH_MIN_BYTES: num({
+    default: 262_144,
+    desc: "the projector's fetch.min.bytes (in place of KAFKA_FETCH_MIN_BYTES): the broker holds a fetch until this much of events is there or PROJECTOR_FETCH_MAX_WAIT_MS passed, so events arriving at light load are written together (decision 0060)",
+  }),
+  PROJECTOR_FETCH_MAX_WAIT_MS: num({
+    default: 250,
+    desc: "the projector's fetch.max.wait.ms (in place of KAFKA_FETCH_MAX_WAIT_MS): at light load the read models are up to this much later",
+  }),
 };
 
 export function loadProjectorConfig(env: NodeJS.ProcessEnv = process.env) {
-  return loadConfig(spec, env);
+  const config = loadConfig(spec, env);
+  return { ...config, projectorFetch: projectorFetchTuning(config) };
 }
 export type ProjectorConfig = ReturnType<typeof loadProjectorConfig>;
+
+/** The projector's fetch linger (decision 0060); a value kafkajs would misread stops the service at start. */
+function projectorFetchTuning(config: {
+  PROJECTOR_FETCH_MIN_BYTES: number;
+  PROJECTOR_FETCH_MAX_WAIT_MS: number;
+}): FetchTuning {
+  return checkFetchTuning(
+    { minBytes: config.PROJECTOR_FETCH_MIN_BYTES, maxWaitTimeInMs: config.PROJECTOR_FETCH_MAX_WAIT_MS },
+    { minBytes: 'PROJECTOR_FETCH_MIN_BYTES', maxWaitTimeInMs: 'PROJECTOR_FETCH_MAX_WAIT_MS' },
+  );
+}
