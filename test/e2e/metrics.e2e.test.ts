@@ -72,9 +72,13 @@ describe('metrics', () => {
       sample(before.customer, 'message_processing_duration_seconds_count', 'outcome="ok"'),
     );
     expect(customer).toMatch(/^kafka_consumer_lag\{/m);
-    const projector = await scrape(cluster.portOf('projector'));
-    expect(sample(projector, 'message_processing_duration_seconds_count')).toBeGreaterThan(
-      sample(before.projector, 'message_processing_duration_seconds_count'),
+    // The projector is not on the callback path and lingers up to 250 ms per fetch (decision 0060).
+    await eventually(
+      async () =>
+        sample(await scrape(cluster.portOf('projector')), 'message_processing_duration_seconds_count') >
+        sample(before.projector, 'message_processing_duration_seconds_count'),
+      10000,
+      'projector processing histogram',
     );
     await eventually(
       async () => {
