@@ -1,5 +1,5 @@
 import { commonConfigSpec, loadConfig, mongoConfigSpec, num, str } from '@crs/runtime';
-import { checkFetchTuning, type FetchTuning } from '@crs/messaging';
+import { checkFetchTuning } from '@crs/messaging';
 
 const spec = {
   ...commonConfigSpec,
@@ -16,19 +16,13 @@ const spec = {
   }),
 };
 
+/** A fetch linger value kafkajs would misread stops the service at start, naming the setting (decision 0060). */
 export function loadProjectorConfig(env: NodeJS.ProcessEnv = process.env) {
   const config = loadConfig(spec, env);
-  return { ...config, projectorFetch: projectorFetchTuning(config) };
-}
-export type ProjectorConfig = ReturnType<typeof loadProjectorConfig>;
-
-/** The projector's fetch linger (decision 0060); a value kafkajs would misread stops the service at start. */
-function projectorFetchTuning(config: {
-  PROJECTOR_FETCH_MIN_BYTES: number;
-  PROJECTOR_FETCH_MAX_WAIT_MS: number;
-}): FetchTuning {
-  return checkFetchTuning(
+  const projectorFetch = checkFetchTuning(
     { minBytes: config.PROJECTOR_FETCH_MIN_BYTES, maxWaitTimeInMs: config.PROJECTOR_FETCH_MAX_WAIT_MS },
     { minBytes: 'PROJECTOR_FETCH_MIN_BYTES', maxWaitTimeInMs: 'PROJECTOR_FETCH_MAX_WAIT_MS' },
   );
+  return { ...config, projectorFetch };
 }
+export type ProjectorConfig = ReturnType<typeof loadProjectorConfig>;
