@@ -10,21 +10,35 @@ import { FETCH_MAX_BYTES_PER_PARTITION } from './kafka';
 export const READER_COMMIT_INTERVAL_MS = 2000;
 
 /**
+ * How long a wait to catch up may see no progress before the reader also asks the broker how far its
+ * private group has committed (see {@link StreamReader.waitUntilCaughtUp}).
+ */
+export const STALL_CHECK_MS = 5000;
+
+/**
  * Reads a topic from its beginning, for rebuilding state (the decider) and projections (replay).
  * kafkajs has no manual partition assignment, so the reader joins a private, throw-away consumer group.
  *
- * How far it has read is kept here, per partition, from kafkajs's end-of-batch event: its last offset
- * also covers transaction markers and aborted records, which are never handed to the application. The
- * group's committed offset is not a reliable signal: kafkajs commits a batch that held only markers or
+ * How far it has read is kept here, per partition, from three sources:
+ * - each record handed out (or skipped) as its offset is resolved, inside the batch;
+ * - kafkajs's end-of-batch event, whose last offset also covers transaction markers and aborted records,
+ *   which are never handed to the application;
+ * - the private group's committed offset, asked for only when a wait to catch up stalls.
+ * The group's committed offset alone is not enough: kafkajs commits a batch that held only markers or
  * aborted records just when its auto-commit interval has passed, so a partition whose tail is such a
  * batch could look unread for ever. The decider waited on exactly that after a broker outage (its own
  * aborted transaction at the end of the events partition) while nothing else would write there: the
- * partition stayed blocked for good (found by the broker-outage fault scenario in CI).
+ * partition stayed blocked for good (found by the broker-outage fault scenario in CI). The end-of-batch
+ * event alone is not enough either: the batch commits (when due) before kafkajs emits it, so a broker
+ * outage between the two (a heartbeat that fails) restarts the consumer after the committed offset with
+ * the event never emitted: the long broker-outage scenario left the decider waiting for 19 records it
+ * had folded (2026-11-27). The group is this reader's alone, so what it committed was read by it.
  */
 export class StreamReader<T> {
   private readonly consumer: Consumer;
   private readonly admin: Admin;
-  private readonly groupId: string;
+  /** The reader's private consumer group (its committed offsets were read by this reader alone). */
+  readonly groupId: string;
   private running = false;
   /** Per partition: the next offset to read (everything before it was handed out, or filtered). */
   private readonly positions = new Map<number, bigint>();
@@ -71,9 +85,7 @@ export class StreamReader<T> {
     this.admin = opts.kafka.admin();
     this.consumer.on(this.consumer.events.END_BATCH_PROCESS, (e) => {
       if (e.payload.topic !== opts.topic) return;
-      const next = BigInt(e.payload.lastOffset) + 1n;
-      if (next > (this.positions.get(e.payload.partition) ?? -1n))
-        this.positions.set(e.payload.partition, next);
+      this.advance(e.payload.partition, BigInt(e.payload.lastOffset) + 1n);
     });
     restartAfterFatalCrash(this.consumer, {
       logger: opts.logger,
@@ -143,6 +155,8 @@ export class StreamReader<T> {
         for (const { offset, message } of entries) {
           if (message) await opts.onMessage(message);
           resolveOffset(offset);
+          // Before anything of this batch can be committed (commitOffsetsIfNecessary below).
+          this.advance(batch.partition, BigInt(offset) + 1n);
         }
         await commitOffsetsIfNecessary();
         await heartbeat();
@@ -157,6 +171,23 @@ export class StreamReader<T> {
         this.consumer.seek({ topic: opts.topic, partition, offset: offset.toString() });
     }
     await running;
+  }
+
+  /** Moves a partition's position forward (never back). */
+  private advance(partition: number, next: bigint): void {
+    if (next > (this.positions.get(partition) ?? -1n)) this.positions.set(partition, next);
+  }
+
+  /**
+   * The private group's committed offsets, taken as positions: everything before a committed offset was
+   * resolved by this reader, so read. Asked for when a wait stalls (see the class comment).
+   */
+  private async adoptCommittedOffsets(): Promise<void> {
+    const committed = await this.admin
+      .fetchOffsets({ groupId: this.groupId, topics: [this.opts.topic] })
+      .catch(() => []);
+    for (const t of committed)
+      for (const p of t.partitions) if (BigInt(p.offset) >= 0n) this.advance(p.partition, BigInt(p.offset));
   }
 
   /** The next offset to read on a partition: every record before it was handed out (or filtered). */
@@ -176,7 +207,12 @@ export class StreamReader<T> {
     // A wait that stops moving is said in the log (every 30 s), with where each partition stands.
     let lastRead = -1n;
     let movedAt = Date.now();
+    let checkedAt = Date.now();
     for (;;) {
+      if (Date.now() - Math.max(movedAt, checkedAt) >= STALL_CHECK_MS) {
+        checkedAt = Date.now();
+        await this.adoptCommittedOffsets();
+      }
       let read = 0n;
       let done = true;
       for (const t of targets) {
