@@ -72,6 +72,10 @@ describe('metrics', () => {
       sample(before.customer, 'message_processing_duration_seconds_count', 'outcome="ok"'),
     );
     expect(customer).toMatch(/^kafka_consumer_lag\{/m);
+    // The decider's state reader has caught up: its catch-up waits are not stalled (CRSStreamReaderStalled).
+    expect(customer).toMatch(
+      /^stream_reader_stalled_seconds\{[^}]*reader="[^"]*customer-decider-state"[^}]*\} 0$/m,
+    );
     // The projector is not on the callback path and lingers up to 250 ms per fetch (decision 0060).
     await eventually(
       async () =>

@@ -19,11 +19,8 @@ export interface ProcessorOptions extends ConsumerOptions {
   transactionalIdPrefix: string;
 }
 
-/** The common part of a `StreamReader`'s options (it has no metrics): the clients and its group's prefix. */
-export interface ReaderOptions {
-  kafka: Messaging['kafka'];
-  serde: Messaging['serde'];
-  logger: Logger;
+/** The common part of a `StreamReader`'s options: the clients and its group's prefix. */
+export interface ReaderOptions extends MessagingClients {
   groupPrefix: string;
 }
 
@@ -60,6 +57,6 @@ export function hostMessaging(messaging: Messaging, logger: Logger, metrics: Reg
       ...consumerOptions(group),
       transactionalIdPrefix: prefixed(transactionalIdPrefix),
     }),
-    readerOptions: (groupPrefix) => ({ kafka, serde, logger, groupPrefix: prefixed(groupPrefix) }),
+    readerOptions: (groupPrefix) => ({ ...clients, groupPrefix: prefixed(groupPrefix) }),
   };
 }

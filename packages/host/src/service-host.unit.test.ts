@@ -251,11 +251,9 @@ describe('hostMessaging', () => {
     });
   });
 
-  it("builds a reader's: the clients without metrics and the prefixed group prefix", () => {
+  it("builds a reader's: the clients (its stall gauge goes to the service's metrics) and the prefixed group prefix", () => {
     expect(m.readerOptions('screening-lists')).toEqual({
-      kafka: messaging.kafka,
-      serde: messaging.serde,
-      logger,
+      ...m.clients,
       groupPrefix: 't1.screening-lists',
     });
   });

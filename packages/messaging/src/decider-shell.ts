@@ -93,6 +93,7 @@ export class DeciderShell<
       kafka,
       serde,
       logger,
+      metrics,
       topic: this.opts.eventsTopic,
       groupPrefix: this.opts.stateGroupPrefix,
       onMessage: (m) => core.fold(m.value, m.partition),

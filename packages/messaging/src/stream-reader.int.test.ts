@@ -1,4 +1,4 @@
-import { createLogger } from '@crs/runtime';
+import { Registry, createLogger } from '@crs/runtime';
 import { deleteSubjects, messagingSettingsFromEnv, recordSchema } from '@crs/testing';
 import { createKafka } from './kafka';
 import { MessageSerde } from './serde';
@@ -190,7 +190,14 @@ describe('stream reader over aborted transactions', () => {
     // A broker outage between a batch's commit and kafkajs's end-of-batch event restarts the consumer
     // after the committed offset with the event never emitted. Here: the group's offsets are committed
     // at the end before the reader starts, so kafkajs fetches nothing and emits nothing.
-    reader = readerOf('committed', { onMessage: () => undefined });
+    // Until then the wait is stalled, and says so in stream_reader_stalled_seconds (alert
+    // CRSStreamReaderStalled): a blocked consumer's lag gauge is never updated.
+    const metrics = new Registry();
+    reader = readerOf('committed', { onMessage: () => undefined, metrics });
+    const stalled = async () =>
+      (await metrics.getSingleMetric('stream_reader_stalled_seconds')?.get())?.values.find(
+        (v) => v.labels.reader === `crs-test.reader-committed-${run}` && v.labels.topic === topic,
+      )?.value;
     const ends = await admin.fetchTopicOffsets(topic);
     await admin.setOffsets({
       groupId: reader.groupId,
@@ -198,7 +205,19 @@ describe('stream reader over aborted transactions', () => {
       partitions: ends.map((p) => ({ partition: p.partition, offset: p.high })),
     });
     await reader.start();
-    await caughtUp();
+    let waiting = true;
+    const seen: number[] = [];
+    const wait = caughtUp().finally(() => {
+      waiting = false;
+    });
+    while (waiting) {
+      const value = await stalled();
+      if (value !== undefined) seen.push(value);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    await wait;
     for (const p of ends) expect(reader.position(p.partition)).toBe(BigInt(p.high));
+    expect(Math.max(...seen)).toBeGreaterThan(0);
+    expect(await stalled()).toBe(0);
   }, 180000);
 });

@@ -1,5 +1,5 @@
 import type { Admin, Consumer, Kafka } from 'kafkajs';
-import type { Logger } from '@crs/runtime';
+import { streamReaderStalledGauge, type Logger, type Registry } from '@crs/runtime';
 import { randomUUID } from 'node:crypto';
 import type { MessageSerde } from './serde';
 import { restartAfterFatalCrash } from './restart-after-fatal-crash';
@@ -42,6 +42,8 @@ export class StreamReader<T> {
   private running = false;
   /** Per partition: the next offset to read (everything before it was handed out, or filtered). */
   private readonly positions = new Map<number, bigint>();
+  /** The waits to catch up in progress, each with when it last moved. */
+  private readonly waits = new Set<{ movedAt: number }>();
 
   constructor(
     private readonly opts: {
@@ -72,6 +74,11 @@ export class StreamReader<T> {
        * work worth doing once per batch (reading the keys of all its customers at once).
        */
       beforeBatch?: (messages: readonly DecodedMessage<T>[]) => Promise<void>;
+      /**
+       * Where `stream_reader_stalled_seconds{topic, reader=groupPrefix}` is exported: how long the oldest
+       * wait to catch up has made no progress (alert CRSStreamReaderStalled, docs/operations.md).
+       */
+      metrics?: Registry;
     },
   ) {
     this.groupId = `${opts.groupPrefix}-${randomUUID()}`;
@@ -204,7 +211,35 @@ export class StreamReader<T> {
       (p) => !partitions || partitions.includes(p.partition),
     );
     const total = targets.reduce((s, t) => s + BigInt(t.high) - BigInt(t.low), 0n);
-    // A wait that stops moving is said in the log (every 30 s), with where each partition stands.
+    const wait = { movedAt: Date.now() };
+    this.waits.add(wait);
+    try {
+      await this.catchUp(targets, total, wait, onProgress);
+    } finally {
+      this.waits.delete(wait);
+      this.reportStall();
+    }
+  }
+
+  /** Sets `stream_reader_stalled_seconds` to the age of the oldest stalled wait (0 if none). */
+  private reportStall(): void {
+    if (!this.opts.metrics) return;
+    const now = Date.now();
+    let oldest = now;
+    for (const w of this.waits) oldest = Math.min(oldest, w.movedAt);
+    streamReaderStalledGauge(this.opts.metrics)
+      .labels(this.opts.topic, this.opts.groupPrefix)
+      .set((now - oldest) / 1000);
+  }
+
+  private async catchUp(
+    targets: { partition: number; high: string; low: string }[],
+    total: bigint,
+    wait: { movedAt: number },
+    onProgress?: (read: bigint, total: bigint) => void,
+  ): Promise<void> {
+    // A wait that stops moving is said in the log (every 30 s), with where each partition stands, and in
+    // `stream_reader_stalled_seconds` (from `wait.movedAt`).
     let lastRead = -1n;
     let movedAt = Date.now();
     let checkedAt = Date.now();
@@ -227,6 +262,7 @@ export class StreamReader<T> {
       if (read !== lastRead) {
         lastRead = read;
         movedAt = Date.now();
+        wait.movedAt = movedAt;
       } else if (Date.now() - movedAt >= 30000) {
         movedAt = Date.now();
         this.opts.logger.warn(
@@ -242,6 +278,7 @@ export class StreamReader<T> {
           'stream reader has not moved for 30 s while a caller waits for it to catch up',
         );
       }
+      this.reportStall();
       if (!this.running) throw new Error('stream reader stopped before catching up');
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -44,6 +44,27 @@ export function processingHistogram(registry: Registry): Histogram<'topic' | 'ha
   );
 }
 
+/**
+ * `stream_reader_stalled_seconds{topic,reader}`: how long the oldest wait of a stream reader to catch up
+ * (the decider before it decides on a partition, screening before it screens) has gone without progress;
+ * 0 when nothing waits or the waits move. A consumer blocked on such a wait processes nothing and its
+ * lag gauge is not updated, so this is the signal that a deadlock of the kind the fault suite found
+ * (docs/reliability.md) leaves.
+ */
+export function streamReaderStalledGauge(registry: Registry): Gauge<'topic' | 'reader'> {
+  return getOrCreate(
+    registry,
+    'stream_reader_stalled_seconds',
+    () =>
+      new Gauge({
+        name: 'stream_reader_stalled_seconds',
+        help: 'Seconds the oldest catch-up wait of a stream reader has made no progress (0: none waits, or they move)',
+        labelNames: ['topic', 'reader'],
+        registers: [registry],
+      }),
+  );
+}
+
 export function consumerLagGauge(registry: Registry): Gauge<'topic' | 'partition' | 'group'> {
   return getOrCreate(
     registry,
