@@ -10,6 +10,8 @@
 // run, every service in plaintext mode (label `plain`, PRIVACY_KEK_FILE '') and then encrypting (label
 // `encrypted`), side by side with the ratio encrypted / plain; replaces only the privacy sections in both
 // files. BENCH_BACKLOG=2000 (default 20,000) shortens the decider and projector phases for a quick run.
+// `BENCH_BASELINE=<commit> npm run bench closed-loop`: the closed loop alone, the baseline's services and this
+// tree's alternating (test/bench/closed-loop.mjs), for changes smaller than one pipeline run's spread.
 import os from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync, existsSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
@@ -401,6 +403,57 @@ if (process.argv[2] === 'offered') {
     { section: 'offered load at fixed rates (issue 15)', note, figures, ...(rows ? { rows } : {}) },
   ]);
   console.log('updated the offered-load figures in reports/bench.json and docs/benchmarks.md');
+  process.exit(0);
+}
+
+if (process.argv[2] === 'closed-loop') {
+  // `BENCH_BASELINE=<commit> npm run bench closed-loop`: the closed loop alone, the two trees alternating
+  // (test/bench/closed-loop.mjs); each run and the mean per tree.
+  const { alternating, closedLoopRun } = await import('./closed-loop.mjs');
+  const baseline = baselineTree(process.env.BENCH_BASELINE);
+  if (!baseline) throw new Error('closed-loop compares two trees: set BENCH_BASELINE');
+  process.env.CRS_SHARED_DATA ??= DATA;
+  const roots = { before: baseline, after: ROOT };
+  const order = alternating(Number(process.env.BENCH_ROUNDS ?? 3));
+  const before = loadNow();
+  const runs = [];
+  for (const [index, label] of order.entries()) {
+    const r = await closedLoopRun({ label, index, root: roots[label] });
+    runs.push(r);
+    console.log(
+      `  [${index + 1}/${order.length} ${label}] accepted ${r.acceptedPerSec}/s, end to end ${r.endToEndPerSec}/s; cores: ${r.cpu}`,
+    );
+  }
+  const mean = (label, key) => {
+    const of = runs.filter((r) => r.label === label).map((r) => r[key]);
+    return round(of.reduce((a, b) => a + b, 0) / of.length, 1);
+  };
+  const measured = [];
+  for (const label of ['before', 'after']) {
+    measured.push(
+      {
+        name: `closed_loop.accepted_per_sec.${label}`,
+        value: mean(label, 'acceptedPerSec'),
+        unit: 'req/s (mean)',
+      },
+      {
+        name: `closed_loop.end_to_end_per_sec.${label}`,
+        value: mean(label, 'endToEndPerSec'),
+        unit: `customers/s (mean; runs ${runs
+          .filter((r) => r.label === label)
+          .map((r) => r.endToEndPerSec)
+          .join(', ')})`,
+      },
+    );
+  }
+  const change = sideBySide(measured, 'before', 'after');
+  for (const line of change.lines) console.log(line);
+  const note = `Measured ${new Date().toISOString()} with \`BENCH_BASELINE=${process.env.BENCH_BASELINE} npm run bench closed-loop\` on ${machineText}, at ${rev(ROOT)}; before = ${rev(baseline)}: ${order.length} runs in the order ${order.join(', ')}, each in a fresh namespace (${process.env.BENCH_CLOSED_WARMUP_SECONDS ?? 30} s of warm-up, then ${process.env.BENCH_SINGLE_CLIENTS ?? 32} clients posting EVALUATE imports with SANCTIONS and PEP for ${process.env.BENCH_SINGLE_SECONDS ?? 20} s, every callback awaited; test/bench/closed-loop.mjs); ${benchPartitions()} partitions per topic. 1-minute load average ${before} → ${loadNow()}.`;
+  const figures = [...measured, ...change.ratios];
+  mergeIntoReports(figures, [
+    { section: 'closed loop, trees alternating (issue 15)', note, figures, rows: change.rows },
+  ]);
+  console.log('updated the closed-loop figures in reports/bench.json and docs/benchmarks.md');
   process.exit(0);
 }
 

@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+// The closed loop alone, trees alternating (issue #15): one `npm run bench pipeline` per tree cannot separate
+// two trees closer than about ±30 % here (the same code read 114 and 177 customers/s end to end in two runs:
+// docs/performance.md, "The twenty-third stop's run"), because the broker and the services warm up over a
+// run and the machine drifts. This runs the pipeline's single-import phase on one tree at a time, in a fresh
+// namespace each, in the order before, after, after, before, before, after, ... (every pair in both orders),
+// and reports each run and the mean per tree. Not a test: nothing here passes or fails on speed.
+//   BENCH_BASELINE=<commit> npm run bench closed-loop      (after `npm run build`, with the local stack up)
+// BENCH_ROUNDS (3: pairs), BENCH_CLOSED_WARMUP_SECONDS (30), BENCH_SINGLE_SECONDS (20), BENCH_SINGLE_CLIENTS (32).
+import { createRequire } from 'node:module';
+import { performance } from 'node:perf_hooks';
+import path from 'node:path';
+import { round } from './stats.mjs';
+import {
+  stackEnv,
+  token,
+  receiver,
+  waitUntil,
+  dropNamespaceDbs,
+  dropNamespaceTopics,
+  benchPartitions,
+} from './stack.mjs';
+import { DONE_TYPES, closedLoop, endToEnd, evaluateCustomer, withCpu } from './pipeline.mjs';
+import { post } from './http-client.mjs';
+
+const require = createRequire(import.meta.url);
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const { MongoClient } = require(require.resolve('mongodb', { paths: [path.join(ROOT, 'packages/store')] }));
+const SERVICES = ['customer', 'projector', 'evaluation', 'screening', 'callback', 'ingress'];
+
+/** The order of `rounds` pairs of two labels: a b, b a, a b, ... */
+export function alternating(rounds, a = 'before', b = 'after') {
+  return Array.from({ length: rounds }, (_, i) => (i % 2 === 0 ? [a, b] : [b, a])).flat();
+}
+
+/**
+ * One closed-loop run of `root`'s services in a namespace of their own: warm-up (every callback awaited),
+ * then `clients` clients posting EVALUATE imports with SANCTIONS and PEP for `seconds`, every callback
+ * awaited. Returns accepted/s, end to end/s (accepted to the last callback) and the cores per process.
+ */
+export async function closedLoopRun({ label, index, root }) {
+  const warmup = Number(process.env.BENCH_CLOSED_WARMUP_SECONDS ?? 30);
+  const seconds = Number(process.env.BENCH_SINGLE_SECONDS ?? 20);
+  const clients = Number(process.env.BENCH_SINGLE_CLIENTS ?? 32);
+  const launcher = require(path.join(root, 'deploy/local/services.cjs'));
+  const NS = `cl-${label}-${index}-${Date.now().toString(36)}`.slice(0, 40);
+  const ns = launcher.namespaceSettings(NS);
+  const mongo = await new MongoClient(stackEnv().MONGODB_URI).connect();
+  const recv = receiver();
+  const port = await recv.listen();
+  const e2e = endToEnd(recv);
+  const clusterEnv = {
+    TOPIC_PARTITIONS: String(benchPartitions()),
+    LOG_LEVEL: 'warn',
+    CALLBACK_ENDPOINTS: JSON.stringify({
+      endpoints: [
+        { id: 'bench', businessUnit: 'DEMO', url: `http://127.0.0.1:${port}/cb`, eventTypes: DONE_TYPES },
+      ],
+    }),
+  };
+  const base = `http://127.0.0.1:${launcher.portOf('ingress', NS)}`;
+  const tok = await token();
+  let next = 0;
+  const send = async (accepted) => {
+    const body = evaluateCustomer(NS, next++);
+    const r = await post(base, tok, '/core-ws-rest/customer', body);
+    if (r.status === 200) accepted.set(body.communicationNumber, r.at);
+  };
+  const allCalledBack = (accepted, what) =>
+    waitUntil(async () => [...accepted.keys()].every((c) => e2e.doneAt(c) !== undefined), 300000, what);
+  try {
+    for (const s of SERVICES) await launcher.startService(s, { env: clusterEnv, namespace: NS });
+    const warm = new Map();
+    await closedLoop(clients, warmup, () => send(warm));
+    await allCalledBack(warm, 'warm-up callbacks');
+    await new Promise((r) => setTimeout(r, 5000));
+    const accepted = new Map();
+    const t0 = performance.now();
+    const [took, cpu] = await withCpu(() => closedLoop(clients, seconds, () => send(accepted)));
+    await allCalledBack(accepted, 'callbacks');
+    const last = Math.max(...[...accepted.keys()].map((c) => e2e.doneAt(c)));
+    return {
+      label,
+      index,
+      acceptedPerSec: round(accepted.size / took, 1),
+      endToEndPerSec: round(accepted.size / ((last - t0) / 1000), 1),
+      cpu: cpu.breakdown,
+    };
+  } finally {
+    for (const s of [...SERVICES].reverse()) await launcher.stopService(s, { namespace: NS }).catch(() => {});
+    await recv.close();
+    await dropNamespaceDbs(mongo, ns.env.MONGODB_DB);
+    await dropNamespaceTopics(NS).catch(() => {});
+    await mongo.close();
+  }
+}
