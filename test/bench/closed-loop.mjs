@@ -7,25 +7,12 @@
 // and reports each run and the mean per tree. Not a test: nothing here passes or fails on speed.
 //   BENCH_BASELINE=<commit> npm run bench closed-loop      (after `npm run build`, with the local stack up)
 // BENCH_ROUNDS (3: pairs), BENCH_CLOSED_WARMUP_SECONDS (30), BENCH_SINGLE_SECONDS (20), BENCH_SINGLE_CLIENTS (32).
-import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
-import path from 'node:path';
 import { round } from './stats.mjs';
-import {
-  stackEnv,
-  token,
-  receiver,
-  waitUntil,
-  dropNamespaceDbs,
-  dropNamespaceTopics,
-  benchPartitions,
-} from './stack.mjs';
+import { token, waitUntil, inServiceNamespace } from './stack.mjs';
 import { DONE_TYPES, closedLoop, endToEnd, evaluateCustomer, withCpu } from './pipeline.mjs';
 import { post } from './http-client.mjs';
 
-const require = createRequire(import.meta.url);
-const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
-const { MongoClient } = require(require.resolve('mongodb', { paths: [path.join(ROOT, 'packages/store')] }));
 const SERVICES = ['customer', 'projector', 'evaluation', 'screening', 'callback', 'ingress'];
 
 /** The order of `rounds` pairs of two labels: a b, b a, a b, ... */
@@ -42,55 +29,36 @@ export async function closedLoopRun({ label, index, root }) {
   const warmup = Number(process.env.BENCH_CLOSED_WARMUP_SECONDS ?? 30);
   const seconds = Number(process.env.BENCH_SINGLE_SECONDS ?? 20);
   const clients = Number(process.env.BENCH_SINGLE_CLIENTS ?? 32);
-  const launcher = require(path.join(root, 'deploy/local/services.cjs'));
   const NS = `cl-${label}-${index}-${Date.now().toString(36)}`.slice(0, 40);
-  const ns = launcher.namespaceSettings(NS);
-  const mongo = await new MongoClient(stackEnv().MONGODB_URI).connect();
-  const recv = receiver();
-  const port = await recv.listen();
-  const e2e = endToEnd(recv);
-  const clusterEnv = {
-    TOPIC_PARTITIONS: String(benchPartitions()),
-    LOG_LEVEL: 'warn',
-    CALLBACK_ENDPOINTS: JSON.stringify({
-      endpoints: [
-        { id: 'bench', businessUnit: 'DEMO', url: `http://127.0.0.1:${port}/cb`, eventTypes: DONE_TYPES },
-      ],
-    }),
-  };
-  const base = `http://127.0.0.1:${launcher.portOf('ingress', NS)}`;
   const tok = await token();
-  let next = 0;
-  const send = async (accepted) => {
-    const body = evaluateCustomer(NS, next++);
-    const r = await post(base, tok, '/core-ws-rest/customer', body);
-    if (r.status === 200) accepted.set(body.communicationNumber, r.at);
-  };
-  const allCalledBack = (accepted, what) =>
-    waitUntil(async () => [...accepted.keys()].every((c) => e2e.doneAt(c) !== undefined), 300000, what);
-  try {
-    for (const s of SERVICES) await launcher.startService(s, { env: clusterEnv, namespace: NS });
-    const warm = new Map();
-    await closedLoop(clients, warmup, () => send(warm));
-    await allCalledBack(warm, 'warm-up callbacks');
-    await new Promise((r) => setTimeout(r, 5000));
-    const accepted = new Map();
-    const t0 = performance.now();
-    const [took, cpu] = await withCpu(() => closedLoop(clients, seconds, () => send(accepted)));
-    await allCalledBack(accepted, 'callbacks');
-    const last = Math.max(...[...accepted.keys()].map((c) => e2e.doneAt(c)));
-    return {
-      label,
-      index,
-      acceptedPerSec: round(accepted.size / took, 1),
-      endToEndPerSec: round(accepted.size / ((last - t0) / 1000), 1),
-      cpu: cpu.breakdown,
-    };
-  } finally {
-    for (const s of [...SERVICES].reverse()) await launcher.stopService(s, { namespace: NS }).catch(() => {});
-    await recv.close();
-    await dropNamespaceDbs(mongo, ns.env.MONGODB_DB);
-    await dropNamespaceTopics(NS).catch(() => {});
-    await mongo.close();
-  }
+  return inServiceNamespace(
+    { root, namespace: NS, services: SERVICES, eventTypes: DONE_TYPES },
+    async ({ recv, base }) => {
+      const e2e = endToEnd(recv);
+      let next = 0;
+      const send = async (accepted) => {
+        const body = evaluateCustomer(NS, next++);
+        const r = await post(base, tok, '/core-ws-rest/customer', body);
+        if (r.status === 200) accepted.set(body.communicationNumber, r.at);
+      };
+      const allCalledBack = (accepted, what) =>
+        waitUntil(async () => [...accepted.keys()].every((c) => e2e.doneAt(c) !== undefined), 300000, what);
+      const warm = new Map();
+      await closedLoop(clients, warmup, () => send(warm));
+      await allCalledBack(warm, 'warm-up callbacks');
+      await new Promise((r) => setTimeout(r, 5000));
+      const accepted = new Map();
+      const t0 = performance.now();
+      const [took, cpu] = await withCpu(() => closedLoop(clients, seconds, () => send(accepted)));
+      await allCalledBack(accepted, 'callbacks');
+      const last = Math.max(...[...accepted.keys()].map((c) => e2e.doneAt(c)));
+      return {
+        label,
+        index,
+        acceptedPerSec: round(accepted.size / took, 1),
+        endToEndPerSec: round(accepted.size / ((last - t0) / 1000), 1),
+        cpu: cpu.breakdown,
+      };
+    },
+  );
 }

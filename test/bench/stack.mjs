@@ -150,6 +150,47 @@ export async function dropNamespaceTopics(ns) {
   }
 }
 
+/** Settings of every bench service: the bench's partitions, and callbacks of `eventTypes` (DEMO) to the receiver on `port`. */
+function benchServiceEnv(port, eventTypes) {
+  return {
+    TOPIC_PARTITIONS: String(benchPartitions()),
+    LOG_LEVEL: 'warn',
+    CALLBACK_ENDPOINTS: JSON.stringify({
+      endpoints: [{ id: 'bench', businessUnit: 'DEMO', url: `http://127.0.0.1:${port}/cb`, eventTypes }],
+    }),
+  };
+}
+
+/**
+ * Runs `work` against the services of the tree at `root`, started in namespace `namespace` with their
+ * callbacks of `eventTypes` (business unit DEMO) sent to a local receiver, and `serviceEnv[service]` as a
+ * service's own settings; then stops them, and drops the namespace's databases and topics, whatever
+ * happens. `work` gets the receiver, the tree's launcher and the ingress's base URL.
+ */
+export async function inServiceNamespace({ root, namespace, services, eventTypes, serviceEnv = {} }, work) {
+  const treeLauncher = require(path.join(root, 'deploy/local/services.cjs'));
+  const settings = treeLauncher.namespaceSettings(namespace);
+  const mongo = await new MongoClient(stackEnv().MONGODB_URI).connect();
+  const recv = receiver();
+  const port = await recv.listen();
+  const clusterEnv = benchServiceEnv(port, eventTypes);
+  try {
+    for (const s of services)
+      await treeLauncher.startService(s, { env: { ...clusterEnv, ...serviceEnv[s] }, namespace });
+    return await work({
+      recv,
+      launcher: treeLauncher,
+      base: `http://127.0.0.1:${treeLauncher.portOf('ingress', namespace)}`,
+    });
+  } finally {
+    for (const s of [...services].reverse()) await treeLauncher.stopService(s, { namespace }).catch(() => {});
+    await recv.close();
+    await dropNamespaceDbs(mongo, settings.env.MONGODB_DB);
+    await dropNamespaceTopics(namespace).catch(() => {});
+    await mongo.close();
+  }
+}
+
 export async function lagOf(admin, group, topic) {
   const ends = await admin.fetchTopicOffsets(topic);
   const [committed] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
@@ -234,20 +275,7 @@ export async function benchStack({
   const env = stackEnv();
   const recv = receiver();
   const port = await recv.listen();
-  const clusterEnv = {
-    TOPIC_PARTITIONS: String(benchPartitions()),
-    LOG_LEVEL: 'warn',
-    CALLBACK_ENDPOINTS: JSON.stringify({
-      endpoints: [
-        {
-          id: 'bench',
-          businessUnit: 'DEMO',
-          url: `http://127.0.0.1:${port}/cb`,
-          eventTypes: ['com.crs.risk-assessment.completed', 'com.crs.screening.*'],
-        },
-      ],
-    }),
-  };
+  const clusterEnv = benchServiceEnv(port, ['com.crs.risk-assessment.completed', 'com.crs.screening.*']);
   // A clean store per run: deliveries still queued by an earlier (interrupted) run would be retried
   // against a receiver that is gone and slow everything down.
   const mongo = await new MongoClient(env.MONGODB_URI).connect();
