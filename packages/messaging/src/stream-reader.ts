@@ -1,5 +1,5 @@
 import type { Admin, Consumer, Kafka } from 'kafkajs';
-import { streamReaderStalledGauge, type Logger, type Registry } from '@crs/runtime';
+import { streamReaderStalledGauge, type Gauge, type Logger, type Registry } from '@crs/runtime';
 import { randomUUID } from 'node:crypto';
 import type { MessageSerde } from './serde';
 import { restartAfterFatalCrash } from './restart-after-fatal-crash';
@@ -44,6 +44,8 @@ export class StreamReader<T> {
   private readonly positions = new Map<number, bigint>();
   /** The waits to catch up in progress, each with when it last moved. */
   private readonly waits = new Set<{ movedAt: number }>();
+  /** This reader's `stream_reader_stalled_seconds` when it was given metrics. */
+  private readonly stalled: Gauge.Internal<'topic' | 'reader'> | undefined;
 
   constructor(
     private readonly opts: {
@@ -82,6 +84,9 @@ export class StreamReader<T> {
     },
   ) {
     this.groupId = `${opts.groupPrefix}-${randomUUID()}`;
+    this.stalled = opts.metrics
+      ? streamReaderStalledGauge(opts.metrics).labels(opts.topic, opts.groupPrefix)
+      : undefined;
     this.consumer = opts.kafka.consumer({
       groupId: this.groupId,
       readUncommitted: false,
@@ -223,13 +228,11 @@ export class StreamReader<T> {
 
   /** Sets `stream_reader_stalled_seconds` to the age of the oldest stalled wait (0 if none). */
   private reportStall(): void {
-    if (!this.opts.metrics) return;
+    if (!this.stalled) return;
     const now = Date.now();
     let oldest = now;
     for (const w of this.waits) oldest = Math.min(oldest, w.movedAt);
-    streamReaderStalledGauge(this.opts.metrics)
-      .labels(this.opts.topic, this.opts.groupPrefix)
-      .set((now - oldest) / 1000);
+    this.stalled.set((now - oldest) / 1000);
   }
 
   private async catchUp(
@@ -241,10 +244,10 @@ export class StreamReader<T> {
     // A wait that stops moving is said in the log (every 30 s), with where each partition stands, and in
     // `stream_reader_stalled_seconds` (from `wait.movedAt`).
     let lastRead = -1n;
-    let movedAt = Date.now();
     let checkedAt = Date.now();
+    let loggedAt = Date.now();
     for (;;) {
-      if (Date.now() - Math.max(movedAt, checkedAt) >= STALL_CHECK_MS) {
+      if (Date.now() - Math.max(wait.movedAt, checkedAt) >= STALL_CHECK_MS) {
         checkedAt = Date.now();
         await this.adoptCommittedOffsets();
       }
@@ -261,10 +264,9 @@ export class StreamReader<T> {
       if (done) return;
       if (read !== lastRead) {
         lastRead = read;
-        movedAt = Date.now();
-        wait.movedAt = movedAt;
-      } else if (Date.now() - movedAt >= 30000) {
-        movedAt = Date.now();
+        wait.movedAt = Date.now();
+      } else if (Date.now() - Math.max(wait.movedAt, loggedAt) >= 30000) {
+        loggedAt = Date.now();
         this.opts.logger.warn(
           {
             topic: this.opts.topic,
