@@ -448,6 +448,22 @@ describe('personal data: crypto-shredding end to end', () => {
     expect(backup).not.toBeNull();
     expect((await erase(extId, token)).status).toBe(202);
     await keyDeleted(extId);
+    // Both services that delete the key on the erasure event have met it, so neither deletes the restored
+    // key before the replay does: the callback service (it deletes, then calls back) and the projector (it
+    // deletes, then writes the read model; up to 250 ms later since decision 0060).
+    await erasureCalledBack(extId);
+    await eventually(
+      async () =>
+        (await (
+          await new ProjectionCatalog(db).collection('customers')
+        ).findOne({
+          businessUnit: 'DEMO',
+          customerExtId: extId,
+          personalDataErased: true,
+        })) ?? undefined,
+      60000,
+      'erased read model',
+    );
     // A restore of a data_keys backup taken before the erasure brings the key back...
     await keys.collection('data_keys').insertOne(backup!);
     // ...and the replay, from the log, erases it again and rebuilds the projections erased.
