@@ -83,3 +83,83 @@ describe('transactional processor after a non-retriable crash', () => {
     expect(processor.isReady()).toBe(true);
   });
 });
+
+/**
+ * A partition's catch-up (`beforePartition`: the decider's state reader reaching the end of its events)
+ * runs inside the batch. One longer than the session timeout got the member expelled: its batch was
+ * processed, its commit refused, and the whole catch-up and batch done again after the rejoin.
+ */
+describe('transactional processor during a catch-up longer than the session timeout', () => {
+  const run = `${process.pid}-${Date.now().toString(36)}`;
+  const topic = `crs-test.tp-slow-catch-up-${run}`;
+  const groupId = `crs-test.tp-slow-catch-up-${run}`;
+  const logger = createLogger('tp-slow-catch-up-test', 'fatal');
+  const kafka = createKafka(messagingSettingsFromEnv(), 'tp-slow-catch-up-test', logger);
+  const serde = new MessageSerde(messagingSettingsFromEnv());
+  const subject = `crs.test.TpSlow${run}`;
+  const admin = kafka.admin();
+  let processor: TransactionalProcessor<{ n: number }> | undefined;
+  const SESSION_MS = 6000; // the broker's group.min.session.timeout.ms
+
+  beforeAll(async () => {
+    await admin.connect();
+    await admin.createTopics({
+      topics: [{ topic, numPartitions: 1, replicationFactor: 1 }],
+      waitForLeaders: true,
+    });
+    await serde.register(subject, 'TpSlow', recordSchema('TpSlow', { n: 'integer' }));
+  });
+  afterAll(async () => {
+    await processor?.stop();
+    await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+    await admin.disconnect();
+    await deleteSubjects([subject]);
+  });
+
+  it('stays in the group and processes the batch once', async () => {
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({
+      topic,
+      messages: await Promise.all(
+        [1, 2, 3].map(async (n) => ({ key: 'k', value: await serde.encode('TpSlow', { n }) })),
+      ),
+    });
+    await producer.disconnect();
+
+    const seen: number[] = [];
+    let catchUps = 0;
+    processor = new TransactionalProcessor<{ n: number }>({
+      kafka,
+      serde,
+      logger,
+      metrics: createMetricsRegistry('tp-slow-catch-up-test'),
+      groupId,
+      topic,
+      transactionalIdPrefix: groupId,
+      sessionTimeout: SESSION_MS,
+      handler: {
+        beforePartition: async () => {
+          // The first catch-up outlasts two session timeouts; one after a rejoin would be quick.
+          if (catchUps++ === 0) await new Promise((r) => setTimeout(r, 2 * SESSION_MS + 1000));
+        },
+        process: async (messages: DecodedMessage<{ n: number }>[]) => {
+          seen.push(...messages.map((m) => m.value.n));
+          return [];
+        },
+      },
+    });
+    await processor.start();
+
+    const committedOffset = async () =>
+      (await admin.fetchOffsets({ groupId, topics: [topic] }))[0]!.partitions[0]!.offset;
+    const deadline = Date.now() + 60000;
+    while ((await committedOffset()) !== '3' && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 200));
+    expect(await committedOffset()).toBe('3');
+    // Not expelled: no second assignment (no second catch-up), and no batch processed twice.
+    expect(catchUps).toBe(1);
+    expect(seen).toEqual([1, 2, 3]);
+    expect(processor.isReady()).toBe(true);
+  }, 90000);
+});

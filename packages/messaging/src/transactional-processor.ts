@@ -59,12 +59,46 @@ export interface TransactionalProcessorOptions<T> {
    * validate on encode). For topics written by systems outside this repository.
    */
   validate?: boolean;
+  /**
+   * The group session timeout (default 30 s; the broker's `group.min.session.timeout.ms`, 6 s by default,
+   * is the floor). Heartbeats go every 3 s, also during `beforePartition`.
+   */
+  sessionTimeout?: number;
 }
 
 /** Commands of a fetched batch decided in one transaction, at most (`maxMessagesPerTransaction`). */
 export const DEFAULT_MAX_PER_TRANSACTION = 2000;
 const DEFAULT_PARTITIONS_CONCURRENTLY = 8;
 const CONCURRENT_TRANSACTION_ATTEMPTS = 20;
+const HEARTBEAT_INTERVAL_MS = 3000;
+
+/**
+ * Awaits `work` (a partition's catch-up) while heartbeating the group. kafkajs heartbeats only between
+ * fetches and when `eachBatch` calls `heartbeat()`, so a catch-up longer than the session timeout got
+ * the member expelled and its first batch aborted and redone after the rejoin. kafkajs sends a heartbeat
+ * only once its interval has passed since the last answer, so this offers one a few times per interval
+ * (`everyMs`), or every other tick would be skipped. A heartbeat that fails (a rebalance under way, a
+ * member the group no longer knows) ends the wait with its error, so the member rejoins at once; the
+ * catch-up itself goes on, and the partition's next batch waits for it again.
+ */
+async function heartbeatingWhile<R>(
+  work: Promise<R>,
+  heartbeat: () => Promise<void>,
+  everyMs: number,
+): Promise<R> {
+  let timer: NodeJS.Timeout | undefined;
+  const failed = new Promise<never>((_, reject) => {
+    timer = setInterval(() => heartbeat().catch(reject), everyMs);
+  });
+  // Whichever loses the race must not surface as an unhandled rejection.
+  failed.catch(() => undefined);
+  work.catch(() => undefined);
+  try {
+    return await Promise.race([work, failed]);
+  } finally {
+    clearInterval(timer);
+  }
+}
 
 function transactionsCounter(registry: Registry): Counter<'topic' | 'handler' | 'outcome'> {
   return getOrCreate(
@@ -106,8 +140,8 @@ export class TransactionalProcessor<T> {
     this.consumer = opts.kafka.consumer({
       groupId: opts.groupId,
       readUncommitted: false,
-      sessionTimeout: 30000,
-      heartbeatInterval: 3000,
+      sessionTimeout: opts.sessionTimeout ?? 30000,
+      heartbeatInterval: HEARTBEAT_INTERVAL_MS,
       ...fetchTuningOf(opts.kafka),
       maxBytesPerPartition: FETCH_MAX_BYTES_PER_PARTITION,
       retry: { retries: 10 },
@@ -161,7 +195,12 @@ export class TransactionalProcessor<T> {
         const partition = batch.partition;
         const producer = await this.producerFor(partition);
         if (!this.ready.has(partition)) {
-          await opts.handler.beforePartition?.(partition);
+          if (opts.handler.beforePartition)
+            await heartbeatingWhile(
+              opts.handler.beforePartition(partition),
+              heartbeat,
+              HEARTBEAT_INTERVAL_MS / 3,
+            );
           this.ready.add(partition);
         }
         /** The last offset of a chunk that emitted nothing and whose commit is still owed. */
