@@ -532,6 +532,10 @@ export async function benchPipeline({
         `events/s (${replay.events} events)`,
         limits.storeInsert,
       );
+    // Each phase's seconds (trees since the twenty-fourth stop log them): the log read with the history
+    // documents, the customer documents after it, the indexes, the switch.
+    for (const [phase, seconds] of Object.entries(replay?.phases ?? {}))
+      push(`replay.${phase}_seconds`, seconds, `s (${replay.customers ?? '?'} customers)`);
     pushCpu('replay', replayCpu);
 
     // 6. Batches of 1,000 with every consumer stopped (the ceiling of the batch endpoint on this machine),

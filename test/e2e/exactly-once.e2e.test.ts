@@ -154,7 +154,23 @@ describe('exactly-once through a decider crash, and replay', () => {
         maxBuffer: 64 * 1024 * 1024,
       },
     );
-    expect(`${stdout}${stderr}`).toContain('replay progress');
+    // Long work reports progress: the log read, then the customers written, and each phase's time.
+    const lines = `${stdout}${stderr}`
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const progress = lines.filter((l) => l.msg === 'replay progress');
+    expect(progress.some((l) => l.phase === 'log')).toBe(true);
+    expect(progress.filter((l) => l.phase === 'customers').at(-1)).toMatchObject({
+      written: String(N),
+      total: String(N),
+      percent: 100,
+    });
+    const done = lines.find((l) => l.msg === 'replay done; new projections active');
+    expect(done).toMatchObject({ customers: N });
+    expect(Object.keys(done!.phases as object).sort()).toEqual(
+      ['activation', 'customers', 'indexes', 'log', 'tail'].sort(),
+    );
     catalog.invalidate();
     for (const n of CustomerProjectionNames) expect(await catalog.activeName(n)).not.toBe(n);
     expect(await contents()).toEqual(live);

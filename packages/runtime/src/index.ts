@@ -6,3 +6,4 @@ export * from './health';
 export * from './lifecycle';
 export * from './group-flusher';
 export * from './workers';
+export * from './cli';

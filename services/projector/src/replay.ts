@@ -26,13 +26,38 @@ import { eraseDataKey } from '@crs/privacy';
  */
 const COMMUNICATION_WINDOW = 5000;
 
+/** Where a replay stands: reading the log (offsets), then writing the folded customers (documents). */
+export type ReplayProgress =
+  | { phase: 'log'; done: bigint; total: bigint }
+  | { phase: 'customers'; done: number; total: number };
+
+/** Seconds each phase of a replay took (docs/operations.md, "Replaying projections"). */
+export interface ReplayPhases {
+  /** Reading the log to its end, folding customers in memory, writing history documents as they come. */
+  log: number;
+  /** Writing the folded customer documents. */
+  customers: number;
+  /** Events that arrived meanwhile, applied to the new collections. */
+  tail: number;
+  /** Building the secondary indexes. */
+  indexes: number;
+  /** Switching the catalogue, waiting for cached names to expire, reading what arrived meanwhile. */
+  activation: number;
+}
+
 export interface ReplayResult {
   events: number;
+  /** Customer documents written (the folded customers). */
+  customers: number;
   /** Erasures in the log whose data key was still (or again) in the key store, and is deleted now. */
   erasuresReapplied: number;
   seconds: number;
+  phases: ReplayPhases;
   collections: CollectionNames;
 }
+
+/** A `customers` progress report every this many documents (and one at the end). */
+const CUSTOMERS_PROGRESS_EVERY = 5000;
 
 /**
  * Rebuilds the projector's read models (customers, assessments, screenings, communication_events) from
@@ -52,7 +77,7 @@ export async function replayProjections(opts: {
   logger: Logger;
   suffix: string;
   activate?: boolean;
-  onProgress?: (read: bigint, total: bigint) => void;
+  onProgress?: (progress: ReplayProgress) => void;
   /**
    * The key store's database: every PersonalDataErased of the log is applied to it again (docs/privacy.md),
    * so a replay after restoring a backup of `data_keys` erases once more what the log says was erased.
@@ -105,15 +130,34 @@ export async function replayProjections(opts: {
         }
     },
   });
+  const phases: ReplayPhases = { log: 0, customers: 0, tail: 0, indexes: 0, activation: 0 };
+  let phaseStarted = Date.now();
+  const endPhase = (phase: keyof ReplayPhases) => {
+    phases[phase] = (Date.now() - phaseStarted) / 1000;
+    phaseStarted = Date.now();
+  };
+  const logProgress = (done: bigint, total: bigint) => opts.onProgress?.({ phase: 'log', done, total });
   await reader.start();
   try {
-    await reader.waitUntilCaughtUp(undefined, opts.onProgress);
+    await reader.waitUntilCaughtUp(undefined, logProgress);
     mode = 'buffer';
     await writeCommunications();
-    for (const doc of memory.customerDocuments()) await inserter.add(names.customers, doc);
+    // The history documents still in flight belong to the log phase.
     await inserter.flush();
+    endPhase('log');
+    const total = memory.customerCount();
+    let written = 0;
+    opts.onProgress?.({ phase: 'customers', done: 0, total });
+    for (const doc of memory.customerDocuments()) {
+      await inserter.add(names.customers, doc);
+      if (++written % CUSTOMERS_PROGRESS_EVERY === 0)
+        opts.onProgress?.({ phase: 'customers', done: written, total });
+    }
+    await inserter.flush();
+    opts.onProgress?.({ phase: 'customers', done: written, total });
+    endPhase('customers');
     logger.info(
-      { events, documents: inserter.written, seconds: (Date.now() - started) / 1000 },
+      { events, documents: inserter.written, seconds: (Date.now() - started) / 1000, phases },
       'replay: log folded and written',
     );
     while (pending.length > 0)
@@ -121,18 +165,28 @@ export async function replayProjections(opts: {
     mode = 'live';
     // Phase 2: events that arrived meanwhile, the indexes, then the swap, then what the old projector
     // wrote meanwhile. The indexes exist before any reader is pointed at the new collections.
-    await reader.waitUntilCaughtUp(undefined, opts.onProgress);
+    await reader.waitUntilCaughtUp(undefined, logProgress);
+    endPhase('tail');
     await ensureProjectionIndexes(db, names);
+    endPhase('indexes');
     if (opts.activate !== false) {
       const catalog = new ProjectionCatalog(db);
       for (const n of CustomerProjectionNames) await catalog.activate(n, names[n]);
       await new Promise((r) => setTimeout(r, 1500));
-      await reader.waitUntilCaughtUp(undefined, opts.onProgress);
+      await reader.waitUntilCaughtUp(undefined, logProgress);
+      endPhase('activation');
     }
   } finally {
     await reader.stop();
   }
   if (erasuresReapplied > 0)
     logger.warn({ erasuresReapplied }, 'replay: erased data keys found in the key store were deleted again');
-  return { events, erasuresReapplied, seconds: (Date.now() - started) / 1000, collections: names };
+  return {
+    events,
+    customers: memory.customerCount(),
+    erasuresReapplied,
+    seconds: (Date.now() - started) / 1000,
+    phases,
+    collections: names,
+  };
 }

@@ -4,7 +4,7 @@
 // non-archived operations of the look-back window once, publishes the new alerts, prints a JSON summary.
 // Progress is recorded chunk by chunk in MongoDB (retro_runs, retro_run_progress; docs/operations-archive.md).
 import { randomUUID } from 'node:crypto';
-import { createLogger } from '@crs/runtime';
+import { createLogger, parseCommandLine } from '@crs/runtime';
 import { DurablePublisher, setUpMessaging } from '@crs/messaging';
 import { ProjectionCatalog, connectMongo, type AlertDoc, type OperationDoc } from '@crs/store';
 import { resolveSharedDataDir } from '@crs/screening-core';
@@ -12,13 +12,25 @@ import { loadArchiveConfig } from '../config';
 import { RetroMonitor, retroRunLog } from '../retro/retro-monitor';
 import { loadSanctionsFromDataDir } from '../retro/sanctions-index';
 
-async function main(): Promise<number> {
+const USAGE = `usage: retro-monitor [--lookback-days N]
+
+Screens the non-archived operations of the look-back window once against today's sanctions lists,
+publishes the new alerts and prints a JSON summary (docs/operations-archive.md).
+
+  --lookback-days N   the window in days (default RETRO_LOOKBACK_DAYS)
+  -h, --help          this text
+
+Settings come from the archive service's environment. Exit 0 when done, 1 on an error, 2 on wrong usage.
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const line = parseCommandLine(argv, USAGE, { options: { 'lookback-days': { type: 'string' } } });
+  if ('exitCode' in line) return line.exitCode;
   const config = loadArchiveConfig();
-  const args = process.argv.slice(2);
-  const at = args.indexOf('--lookback-days');
-  const lookbackDays = at >= 0 ? Number(args[at + 1]) : config.RETRO_LOOKBACK_DAYS;
-  if (!Number.isFinite(lookbackDays) || lookbackDays < 0) {
-    console.error('usage: retro-monitor [--lookback-days N]');
+  const given = line.values['lookback-days'];
+  const lookbackDays = given !== undefined ? Number(given) : config.RETRO_LOOKBACK_DAYS;
+  if (given !== undefined && (given.trim() === '' || !Number.isFinite(lookbackDays) || lookbackDays < 0)) {
+    console.error(`--lookback-days must be a number of days, 0 or more\n${USAGE.split('\n')[0]}`);
     return 2;
   }
   const logger = createLogger('retro-monitor', config.LOG_LEVEL);
@@ -50,7 +62,7 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
+main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
     console.error(`retro-monitor failed: ${err instanceof Error ? err.message : String(err)}`);

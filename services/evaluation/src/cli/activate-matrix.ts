@@ -1,11 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { commonConfigSpec, createLogger, loadConfig, num } from '@crs/runtime';
+import { commonConfigSpec, createLogger, loadConfig, num, parseCommandLine } from '@crs/runtime';
 import { DurablePublisher, setUpMessaging } from '@crs/messaging';
 import { validateMatrix } from '@crs/risk-engine';
 import { activationOf } from '../domain/matrix-activation';
 
-const USAGE = 'usage: activate-matrix <matrix.json> [--by <who>]';
+const USAGE = `usage: activate-matrix <matrix.json> [--by <who>]
+
+Validates a risk matrix (schema and semantic rules) and publishes it as RiskMatrixActivated: every
+running evaluation service switches to it and re-evaluates the customers it serves (docs/risk-matrix.md).
+
+  --by WHO     who activates it (default $USER), recorded in the activation
+  -h, --help   this text
+
+Settings come from the environment (KAFKA_*, TOPIC_PREFIX, SCHEMA_REGISTRY_*). Exit 0 when published, 1
+when the matrix is invalid or the broker did not acknowledge, 2 on wrong usage.
+`;
 
 /**
  * `activate-matrix <file>`: validates a risk matrix (schema and semantic rules) and publishes it as
@@ -14,11 +24,12 @@ const USAGE = 'usage: activate-matrix <matrix.json> [--by <who>]';
  * invalid or the broker did not acknowledge, 2 on wrong usage.
  */
 async function main(argv: string[]): Promise<number> {
-  const file = argv.find((a, i) => !a.startsWith('--') && argv[i - 1] !== '--by');
-  const byAt = argv.indexOf('--by');
-  const by = byAt >= 0 ? argv[byAt + 1] : process.env.USER;
-  if (!file) {
-    console.error(USAGE);
+  const line = parseCommandLine(argv, USAGE, { options: { by: { type: 'string' } }, allowPositionals: true });
+  if ('exitCode' in line) return line.exitCode;
+  const [file, ...extra] = line.positionals;
+  const by = line.values.by ?? process.env.USER;
+  if (!file || extra.length > 0) {
+    console.error(`one matrix file is needed\n${USAGE.split('\n')[0]}`);
     return 2;
   }
   let doc: unknown;

@@ -1,12 +1,23 @@
 import { CustomerPrivacy } from '@crs/privacy';
-import { createLogger, createMetricsRegistry } from '@crs/runtime';
+import { createLogger, createMetricsRegistry, parseCommandLine } from '@crs/runtime';
 import { DurablePublisher, setUpMessaging } from '@crs/messaging';
 import { ProjectionCatalog, connectMongo } from '@crs/store';
 import { loadEvaluationConfig } from '../config';
 import { RetentionJob, retentionSettingsOf } from '../retention/retention-job';
 import { retentionMetrics } from '../retention/retention-metrics';
 
-const USAGE = 'usage: retention-run [--max <erasures>] [--dry-run]';
+const USAGE = `usage: retention-run [--max <erasures>] [--dry-run]
+
+One bounded start of the retention job (docs/privacy.md, "Retention"): resumes the current run or begins
+a new one, asks for at most --max erasures and stops. Progress goes to stderr, the result as JSON to stdout.
+
+  --max N      erasures asked for in this start (default PRIVACY_RETENTION_MAX_PER_RUN)
+  --dry-run    publish and write nothing: count whom a start would erase, hold and skip
+  -h, --help   this text
+
+Settings come from the evaluation service's environment. Exit 0 when the start finished or reached its
+limit, 1 when another instance runs the job or on an error, 2 on wrong usage.
+`;
 
 /**
  * `retention-run`: one bounded start of the retention job on demand (docs/privacy.md, "Retention"), with
@@ -18,12 +29,14 @@ const USAGE = 'usage: retention-run [--max <erasures>] [--dry-run]';
  * finished or reached its limit, 1 when another instance runs the job or on an error, 2 on wrong usage.
  */
 async function main(argv: string[]): Promise<number> {
-  const dryRun = argv.includes('--dry-run');
-  const maxAt = argv.indexOf('--max');
-  const max = maxAt >= 0 ? Number(argv[maxAt + 1]) : undefined;
-  const known = argv.every((a, i) => a === '--dry-run' || a === '--max' || (i === maxAt + 1 && maxAt >= 0));
-  if (!known || (max !== undefined && !(Number.isInteger(max) && max >= 1))) {
-    console.error(USAGE);
+  const line = parseCommandLine(argv, USAGE, {
+    options: { max: { type: 'string' }, 'dry-run': { type: 'boolean', default: false } },
+  });
+  if ('exitCode' in line) return line.exitCode;
+  const dryRun = line.values['dry-run'];
+  const max = line.values.max !== undefined ? Number(line.values.max) : undefined;
+  if (max !== undefined && !(Number.isInteger(max) && max >= 1)) {
+    console.error(`--max must be a whole number of erasures, 1 or more\n${USAGE.split('\n')[0]}`);
     return 2;
   }
   const config = loadEvaluationConfig();

@@ -1,10 +1,30 @@
-import { commonConfigSpec, createLogger, loadConfig, mongoConfigSpec } from '@crs/runtime';
+import { commonConfigSpec, createLogger, loadConfig, mongoConfigSpec, parseCommandLine } from '@crs/runtime';
 import { setUpMessaging } from '@crs/messaging';
 import { connectMongo } from '@crs/store';
-import { replayProjections } from '../replay';
+import { replayProjections, type ReplayProgress } from '../replay';
+
+const USAGE = `usage: replay [--build-only]
+
+Rebuilds the projector's read models (customers, assessments, screenings, communication_events) from
+the whole customer event log into fresh collections, builds their indexes and switches the catalogue to
+them; operations and alerts (the archive service's) are left as they are. Stop the projector first
+(docs/operations.md, "Replaying projections"). Progress is logged every second: the log read (offsets),
+then the customers written (documents); the last line gives each phase's seconds.
+
+  --build-only   build and index the fresh collections but do not switch to them (their names are in the
+                 last line); the live read models stay active
+  -h, --help     this text
+
+Settings come from the environment, as for the projector (KAFKA_*, TOPIC_PREFIX, SCHEMA_REGISTRY_*,
+MONGODB_*). Exit 0 when done, 1 on an error, 2 on wrong usage.
+`;
 
 /** `replay`: rebuild every projection from the event log into fresh collections and swap them in. */
-async function main(): Promise<void> {
+async function main(argv: string[]): Promise<number> {
+  const line = parseCommandLine(argv, USAGE, {
+    options: { 'build-only': { type: 'boolean', default: false } },
+  });
+  if ('exitCode' in line) return line.exitCode;
   const config = loadConfig({ ...commonConfigSpec, ...mongoConfigSpec });
   const logger = createLogger('projector-replay', config.LOG_LEVEL);
   const { client, db, ownDb } = await connectMongo(config);
@@ -14,34 +34,63 @@ async function main(): Promise<void> {
     .replace(/[-:.TZ]/g, '')
     .slice(0, 14)}`;
   let last = 0;
-  const result = await replayProjections({
-    db,
-    messaging,
-    logger,
-    suffix,
-    // Erasures recorded in the log are applied to the key store again (after a restore of data_keys).
-    keysDb: ownDb('keys'),
-    onProgress: (read, total) => {
-      if (Date.now() - last > 1000) {
-        last = Date.now();
-        const pct = total > 0n ? Number((read * 1000n) / total) / 10 : 100;
-        logger.info({ read: read.toString(), total: total.toString(), percent: pct }, 'replay progress');
-      }
-    },
-  });
-  logger.info(
-    {
-      events: result.events,
-      erasuresReapplied: result.erasuresReapplied,
-      seconds: result.seconds,
-      collections: result.collections,
-    },
-    'replay done; new projections active',
-  );
-  await client.close();
+  const report = (p: ReplayProgress) => {
+    // Every second, and always the end of the customers phase.
+    if (Date.now() - last < 1000 && !(p.phase === 'customers' && p.done === p.total)) return;
+    last = Date.now();
+    const percent =
+      p.phase === 'log'
+        ? p.total > 0n
+          ? Number((p.done * 1000n) / p.total) / 10
+          : 100
+        : p.total > 0
+          ? Math.floor((p.done * 1000) / p.total) / 10
+          : 100;
+    const done = p.done.toString();
+    const total = p.total.toString();
+    logger.info(
+      p.phase === 'log'
+        ? { phase: p.phase, read: done, total, percent }
+        : { phase: p.phase, written: done, total, percent },
+      'replay progress',
+    );
+  };
+  try {
+    const activate = !line.values['build-only'];
+    const result = await replayProjections({
+      db,
+      messaging,
+      logger,
+      suffix,
+      activate,
+      // Erasures recorded in the log are applied to the key store again (after a restore of data_keys).
+      keysDb: ownDb('keys'),
+      onProgress: report,
+    });
+    logger.info(
+      {
+        events: result.events,
+        customers: result.customers,
+        erasuresReapplied: result.erasuresReapplied,
+        seconds: result.seconds,
+        phases: result.phases,
+        collections: result.collections,
+      },
+      activate ? 'replay done; new projections active' : 'replay done; new projections built, not active',
+    );
+    return 0;
+  } finally {
+    await client.close();
+  }
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+main(process.argv.slice(2)).then(
+  // The exit code only: the process ends once its clients are closed, after the last log line is out.
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -46,6 +46,11 @@ export class InMemoryProjection {
     return effect.inserts;
   }
 
+  /** How many customers are folded. */
+  customerCount(): number {
+    return this.customers.size;
+  }
+
   /** The folded customer documents. */
   customerDocuments(): IterableIterator<Record<string, unknown>> {
     return this.customers.values();
