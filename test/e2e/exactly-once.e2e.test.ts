@@ -183,4 +183,37 @@ describe('exactly-once through a decider crash, and replay', () => {
       );
     }
   }, 600000);
+
+  it('replay --build-only builds equal read models beside the live ones and leaves them active', async () => {
+    const catalog = new ProjectionCatalog(db);
+    const active = await catalog.customerProjections();
+    const live = await projectionContents(db, active);
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [join(ROOT, 'services/projector/dist/cli/replay.js'), '--build-only'],
+      {
+        env: {
+          ...process.env,
+          TOPIC_PREFIX: `${cluster.namespace}.`,
+          MONGODB_DB: cluster.dbName,
+          TOPIC_REPLICATION_FACTOR: '1',
+        },
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
+    const done = `${stdout}${stderr}`
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg?: string; collections?: Record<string, string> })
+      .find((l) => l.msg === 'replay done; new projections built, not active');
+    expect(done?.collections).toBeDefined();
+    const built = done!.collections as Awaited<ReturnType<ProjectionCatalog['customerProjections']>>;
+    catalog.invalidate();
+    expect(await catalog.customerProjections()).toEqual(active);
+    expect(await projectionContents(db, built)).toEqual(live);
+    for (const name of Object.values(built)) {
+      expect(Object.values(active)).not.toContain(name);
+      await db.collection(name).drop();
+    }
+  }, 600000);
 });

@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import type { Logger } from '@crs/runtime';
+import { CodedError, type Logger } from '@crs/runtime';
 import type { CustomerEvent } from '@crs/contracts';
 import { StreamReader, type Messaging } from '@crs/messaging';
 import {
@@ -89,6 +89,14 @@ export async function replayProjections(opts: {
   const names = Object.fromEntries(
     CustomerProjectionNames.map((n) => [n, `${n}_${opts.suffix}`]),
   ) as CollectionNames;
+  // The fresh collections are dropped first: never one that is active (a second replay in the same second).
+  const active = Object.values(await new ProjectionCatalog(db).customerProjections());
+  const clash = Object.values(names).filter((n) => active.includes(n));
+  if (clash.length > 0)
+    throw new CodedError(
+      'REPLAY_TARGET_ACTIVE',
+      `replay: ${clash.join(', ')} is active; start the replay again (it takes a new suffix)`,
+    );
   for (const n of Object.values(names))
     await db
       .collection(n)

@@ -32,7 +32,7 @@ async function main(argv: string[]): Promise<number> {
   const suffix = `r${new Date()
     .toISOString()
     .replace(/[-:.TZ]/g, '')
-    .slice(0, 14)}`;
+    .slice(0, 17)}`;
   let last = 0;
   const report = (p: ReplayProgress) => {
     // Every second, and always the end of the customers phase.

@@ -1,0 +1,64 @@
+import { MongoClient, type Db } from 'mongodb';
+import { createLogger } from '@crs/runtime';
+import { setUpMessaging, type Messaging } from '@crs/messaging';
+import { ProjectionCatalog } from '@crs/store';
+import { messagingSettingsFromEnv } from '@crs/testing';
+import { replayProjections } from './replay';
+
+/**
+ * A replay drops its target collections before it fills them. Targets are named by the replay's suffix
+ * (a timestamp): a suffix that names the active read models (a second replay in the same instant) must
+ * be refused before anything is dropped.
+ */
+describe('replay', () => {
+  const run = `${process.pid}-${Date.now().toString(36)}`;
+  const prefix = `crs-test.replay-${run}.`;
+  const logger = createLogger('replay-it', 'fatal');
+  let messaging: Messaging;
+  let client: MongoClient;
+  let db: Db;
+
+  beforeAll(async () => {
+    messaging = await setUpMessaging(
+      {
+        ...messagingSettingsFromEnv(),
+        TOPIC_PARTITIONS: 1,
+        TOPIC_REPLICATION_FACTOR: 1,
+        TOPIC_PREFIX: prefix,
+      },
+      'replay-it',
+      logger,
+    );
+    client = await new MongoClient(process.env.MONGODB_URI!).connect();
+    db = client.db(`crs_test_replay_${process.pid}_${Date.now().toString(36)}`);
+  });
+  afterAll(async () => {
+    await db?.dropDatabase().catch(() => undefined);
+    await client?.close();
+    const admin = messaging.kafka.admin();
+    await admin.connect();
+    await admin
+      .deleteTopics({ topics: Object.values(messaging.topics).filter((t) => t.startsWith(prefix)) })
+      .catch(() => undefined);
+    await admin.disconnect();
+  });
+
+  it('refuses a suffix that names the active read models and drops nothing', async () => {
+    await new ProjectionCatalog(db).activate('customers', 'customers_r1');
+    await db.collection<{ _id: string }>('customers_r1').insertOne({ _id: 'DEMO:C-1' });
+
+    await expect(replayProjections({ db, messaging, logger, suffix: 'r1' })).rejects.toMatchObject({
+      code: 'REPLAY_TARGET_ACTIVE',
+    });
+    expect(await new ProjectionCatalog(db).activeName('customers')).toBe('customers_r1');
+    expect(await db.collection('customers_r1').find({}).toArray()).toEqual([{ _id: 'DEMO:C-1' }]);
+  });
+
+  it('rebuilds an empty log into fresh collections and switches to them', async () => {
+    const result = await replayProjections({ db, messaging, logger, suffix: 'r2' });
+    expect(result).toMatchObject({ events: 0, customers: 0, erasuresReapplied: 0 });
+    expect(result.collections.customers).toBe('customers_r2');
+    expect(await new ProjectionCatalog(db).activeName('customers')).toBe('customers_r2');
+    expect(Object.keys(result.phases).sort()).toEqual(['activation', 'customers', 'indexes', 'log', 'tail']);
+  });
+});
