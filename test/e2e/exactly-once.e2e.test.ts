@@ -60,6 +60,17 @@ describe('exactly-once through a decider crash, and replay', () => {
     return events;
   }
 
+  /** The replay CLI on this test's namespace and database. */
+  const replayCli = (...args: string[]) =>
+    run(process.execPath, [join(ROOT, 'services/projector/dist/cli/replay.js'), ...args], {
+      env: {
+        ...process.env,
+        TOPIC_PREFIX: `${cluster.namespace}.`,
+        MONGODB_DB: cluster.dbName,
+        TOPIC_REPLICATION_FACTOR: '1',
+      },
+      maxBuffer: 64 * 1024 * 1024,
+    });
   it('loses and doubles nothing when the decider is killed mid-stream', async () => {
     const accepted: string[] = [];
     let sent = 0;
@@ -141,19 +152,7 @@ describe('exactly-once through a decider crash, and replay', () => {
       before[n] = { name, docs: await db.collection(name).find({}).sort({ _id: 1 }).toArray() };
       expect(before[n]!.docs.length).toBeGreaterThan(0);
     }
-    const { stdout, stderr } = await run(
-      process.execPath,
-      [join(ROOT, 'services/projector/dist/cli/replay.js')],
-      {
-        env: {
-          ...process.env,
-          TOPIC_PREFIX: `${cluster.namespace}.`,
-          MONGODB_DB: cluster.dbName,
-          TOPIC_REPLICATION_FACTOR: '1',
-        },
-        maxBuffer: 64 * 1024 * 1024,
-      },
-    );
+    const { stdout, stderr } = await replayCli();
     // Long work reports progress: the log read, then the customers written, and each phase's time.
     const lines = `${stdout}${stderr}`
       .split('\n')
@@ -188,19 +187,7 @@ describe('exactly-once through a decider crash, and replay', () => {
     const catalog = new ProjectionCatalog(db);
     const active = await catalog.customerProjections();
     const live = await projectionContents(db, active);
-    const { stdout, stderr } = await run(
-      process.execPath,
-      [join(ROOT, 'services/projector/dist/cli/replay.js'), '--build-only'],
-      {
-        env: {
-          ...process.env,
-          TOPIC_PREFIX: `${cluster.namespace}.`,
-          MONGODB_DB: cluster.dbName,
-          TOPIC_REPLICATION_FACTOR: '1',
-        },
-        maxBuffer: 64 * 1024 * 1024,
-      },
-    );
+    const { stdout, stderr } = await replayCli('--build-only');
     const done = `${stdout}${stderr}`
       .split('\n')
       .filter((l) => l.startsWith('{'))

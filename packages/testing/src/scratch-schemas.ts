@@ -1,3 +1,5 @@
+import type { Kafka } from 'kafkajs';
+
 /**
  * A closed JSON Schema object with every property required: the shape of the scratch messages that
  * messaging tests register on the real registry.
@@ -20,5 +22,19 @@ export async function deleteSubjects(
 ): Promise<void> {
   for (const s of subjects) {
     await fetch(`${registryUrl}/subjects/${s}`, { method: 'DELETE' }).catch(() => undefined);
+  }
+}
+
+/** Deletes every topic whose name starts with a test's prefix (best effort: a cleanup never fails the test). */
+export async function deleteTopicsWithPrefix(kafka: Kafka, prefix: string): Promise<void> {
+  const admin = kafka.admin();
+  try {
+    await admin.connect();
+    const ours = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
+    if (ours.length > 0) await admin.deleteTopics({ topics: ours, timeout: 30000 });
+  } catch {
+    // Left to the broker's next cleanup; the names are unique per run.
+  } finally {
+    await admin.disconnect().catch(() => undefined);
   }
 }

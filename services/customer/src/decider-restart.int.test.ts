@@ -154,12 +154,7 @@ describe('customer decider restart over state snapshots', () => {
   afterAll(async () => {
     await eventsReader?.stop();
     await snapshotsReader?.stop();
-    const admin = messaging.kafka.admin();
-    await admin.connect();
-    await admin
-      .deleteTopics({ topics: Object.values(messaging.topics).filter((t) => t.startsWith(prefix)) })
-      .catch(() => undefined);
-    await admin.disconnect();
+    await (await import('@crs/testing')).deleteTopicsWithPrefix(messaging.kafka, prefix);
   });
 
   it('decides against snapshot + tail, and falls back to the full log past a corrupt or old snapshot', async () => {

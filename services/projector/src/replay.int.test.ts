@@ -2,7 +2,7 @@ import { MongoClient, type Db } from 'mongodb';
 import { createLogger } from '@crs/runtime';
 import { setUpMessaging, type Messaging } from '@crs/messaging';
 import { ProjectionCatalog } from '@crs/store';
-import { messagingSettingsFromEnv } from '@crs/testing';
+import { deleteTopicsWithPrefix, messagingSettingsFromEnv } from '@crs/testing';
 import { replayProjections } from './replay';
 
 /**
@@ -35,12 +35,7 @@ describe('replay', () => {
   afterAll(async () => {
     await db?.dropDatabase().catch(() => undefined);
     await client?.close();
-    const admin = messaging.kafka.admin();
-    await admin.connect();
-    await admin
-      .deleteTopics({ topics: Object.values(messaging.topics).filter((t) => t.startsWith(prefix)) })
-      .catch(() => undefined);
-    await admin.disconnect();
+    await deleteTopicsWithPrefix(messaging.kafka, prefix);
   });
 
   it('refuses a suffix that names the active read models and drops nothing', async () => {

@@ -1,5 +1,5 @@
 import { createLogger } from '@crs/runtime';
-import { messagingSettingsFromEnv } from '@crs/testing';
+import { deleteTopicsWithPrefix, messagingSettingsFromEnv } from '@crs/testing';
 import { setUpMessaging, type Messaging } from '../messaging-setup';
 import { DurablePublisher } from '../publisher';
 import {
@@ -38,11 +38,7 @@ describe('customer events subscriber example', () => {
   afterAll(async () => {
     await subscriber?.stop();
     await publisher.disconnect();
-    const admin = messaging.kafka.admin();
-    await admin.connect();
-    const ours = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
-    await admin.deleteTopics({ topics: ours }).catch(() => undefined);
-    await admin.disconnect();
+    await deleteTopicsWithPrefix(messaging.kafka, prefix);
   });
 
   const statusChanged = (streamVersion: number, to: string): CustomerEventEnvelope => ({

@@ -1,4 +1,4 @@
-import { createLogger, loadConfig, mongoConfigSpec, parseCommandLine } from '@crs/runtime';
+import { createLogger, loadConfig, mongoConfigSpec, parseCommandLine, runCommand } from '@crs/runtime';
 import { connectMongo } from '@crs/store';
 import { DeliveryStore } from '../delivery-store';
 
@@ -49,12 +49,4 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runCommand(main);

@@ -1,4 +1,11 @@
-import { commonConfigSpec, createLogger, loadConfig, mongoConfigSpec, parseCommandLine } from '@crs/runtime';
+import {
+  commonConfigSpec,
+  createLogger,
+  loadConfig,
+  mongoConfigSpec,
+  parseCommandLine,
+  runCommand,
+} from '@crs/runtime';
 import { setUpMessaging } from '@crs/messaging';
 import { connectMongo } from '@crs/store';
 import { replayProjections, type ReplayProgress } from '../replay';
@@ -84,13 +91,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  // The exit code only: the process ends once its clients are closed, after the last log line is out.
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runCommand(main);
