@@ -331,11 +331,26 @@ describe('HTTP API under hostile input', () => {
     expect(full.body.results).toHaveLength(1000);
   });
 
-  it('oversized headers and key names are refused without a 5xx', async () => {
-    const huge = await cluster
-      .fetch('/classifier/country', { headers: { authorization: `Bearer ${'a'.repeat(20000)}` } })
-      .catch(() => undefined);
-    if (huge) expect([401, 431]).toContain(huge.status);
+  it('oversized headers, URLs and key names are refused without a 5xx', async () => {
+    // Over Node's 16 KiB of request line and headers: refused before any route, in the documented shape
+    // (the long fuzz run found an empty 431 that the OpenAPI document did not list).
+    for (const [path, init] of [
+      ['/classifier/country', { headers: { authorization: `Bearer ${'a'.repeat(20000)}` } }],
+      [`/api/customers/DEMO/C-1/personal-data?reason=${'%C3%A0'.repeat(4000)}`, { method: 'DELETE' }],
+    ] as const) {
+      const huge = await cluster.fetch(path, init);
+      expect(huge.status).toBe(431);
+      expect(huge.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await huge.json()).toMatchObject({ errorCode: 'REQUEST_HEADERS_TOO_LARGE' });
+    }
+    const documented = (await (await cluster.fetch('/openapi.json')).json()) as {
+      paths: Record<string, Record<string, { responses?: Record<string, unknown> }>>;
+    };
+    const operations = Object.values(documented.paths).flatMap((item) =>
+      Object.values(item).filter((op) => typeof op === 'object' && op !== null && 'responses' in op),
+    );
+    expect(operations.length).toBeGreaterThan(20);
+    for (const op of operations) expect(Object.keys(op.responses!)).toContain('431');
     const longKey = 'k'.repeat(10000);
     const res = await post('/core-ws-rest/customer', individual({ [longKey]: 1 }));
     expect(res.status).toBe(400);

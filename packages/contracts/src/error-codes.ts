@@ -31,6 +31,12 @@ export const ErrorCodes = {
   AuthKeysUnavailable: 'AUTH_KEYS_UNAVAILABLE',
   BatchTooLarge: 'BATCH_TOO_LARGE',
   PayloadTooLarge: 'PAYLOAD_TOO_LARGE',
+  /** The request line (the URL) and headers are over Node's limit (16 KiB): refused before any route. */
+  RequestHeadersTooLarge: 'REQUEST_HEADERS_TOO_LARGE',
+  /** Not an HTTP/1.1 request Node's parser accepts (a bad request line, header or chunk): refused before any route. */
+  MalformedRequest: 'MALFORMED_REQUEST',
+  /** The request's headers or body did not arrive within the server's timeouts. */
+  RequestTimeout: 'REQUEST_TIMEOUT',
   UnsupportedMediaType: 'UNSUPPORTED_MEDIA_TYPE',
   MalformedJson: 'MALFORMED_JSON',
   ServiceUnavailable: 'SERVICE_UNAVAILABLE',

@@ -52,6 +52,22 @@ function componentsFromSchemas(): { schemas: Record<string, Json>; refByUrl: Map
   return { schemas, refByUrl };
 }
 
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+
+/**
+ * Every operation can be refused by the HTTP server before its route runs: a request line (the URL) and
+ * headers over 16 KiB answer 431 `REQUEST_HEADERS_TOO_LARGE` (packages/http, `answerClientError`).
+ */
+function withParserErrors(paths: Json): Json {
+  for (const item of Object.values(paths) as Json[])
+    for (const method of HTTP_METHODS) {
+      const op = item[method] as { responses?: Json } | undefined;
+      if (op?.responses && !('431' in op.responses))
+        op.responses['431'] = { $ref: '#/components/responses/RequestHeadersTooLarge' };
+    }
+  return paths;
+}
+
 /**
  * The OpenAPI 3.1 document of the service, with every body schema taken from schemas/http. Scopes are
  * listed per operation in the security requirement (OpenAPI 3.1 allows role names for any scheme).
@@ -77,7 +93,7 @@ export function buildOpenApi(): Json {
       { name: 'health' },
     ],
     security: [{ bearerAuth: [] }],
-    paths: { ...interfacePaths(), ...productPaths() },
+    paths: withParserErrors({ ...interfacePaths(), ...productPaths() }),
     components: {
       schemas,
       securitySchemes: {
@@ -96,6 +112,10 @@ export function buildOpenApi(): Json {
         PayloadTooLarge: json(
           ref('ErrorBody'),
           'PAYLOAD_TOO_LARGE: body over the configured size (more customers than the batch limit is a 400).',
+        ),
+        RequestHeadersTooLarge: json(
+          ref('ErrorBody'),
+          'REQUEST_HEADERS_TOO_LARGE: the request line (the URL with its query) and headers are over 16 KiB together; refused before the operation runs.',
         ),
         UnsupportedMediaType: json(
           ref('ErrorBody'),

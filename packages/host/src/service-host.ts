@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Health, createMetricsRegistry, startHealthServer, type Logger, type Registry } from '@crs/runtime';
@@ -45,6 +46,11 @@ export interface ListenOptions {
   host: string;
   /** The server's keep-alive timeout (Node's default when absent). */
   keepAliveTimeoutMs?: number;
+  /**
+   * Answers a request Node's parser refused before the handler saw it (`clientError`; Node's own empty
+   * answers when absent). The ingress answers them in its error shape (`answerClientError`, @crs/http).
+   */
+  onClientError?: (err: Error & { code?: string }, socket: Duplex) => void;
 }
 
 export interface ServiceHostOptions<C extends HostSettings> {
@@ -133,6 +139,7 @@ export class ServiceHost<C extends HostSettings = HostSettings> {
   async listen(handler: RequestListener, at?: ListenOptions): Promise<Listener> {
     const server = createServer(handler);
     if (at?.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = at.keepAliveTimeoutMs;
+    if (at?.onClientError) server.on('clientError', at.onClientError);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(at?.port ?? this.config.HEALTH_PORT, at?.host ?? this.config.HEALTH_HOST, resolve);

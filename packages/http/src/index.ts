@@ -16,3 +16,4 @@ export {
 } from './http-failure';
 export { errorMiddleware, failureFor, requestContext } from './error-middleware';
 export { answerForError, type ApiAnswer } from './answer-for-error';
+export { answerClientError, clientErrorAnswer } from './client-errors';

@@ -2,6 +2,7 @@ import express, { type Express, type Request } from 'express';
 import { randomUUID } from 'node:crypto';
 import { Counter, Gauge, Histogram, metricsText, type Logger, type Registry } from '@crs/runtime';
 import { ErrorCodes, buildOpenApi, createValidators } from '@crs/contracts';
+import { answerClientError } from '@crs/http';
 import { createTokenVerifier } from '@crs/auth';
 import { ServiceHost, type Listener } from '@crs/host';
 import { DurablePublisher, buildAsyncApi, streamKey } from '@crs/messaging';
@@ -311,6 +312,7 @@ export function buildIngress(
           port: config.HTTP_PORT,
           host: config.HTTP_HOST,
           keepAliveTimeoutMs: 65000,
+          onClientError: answerClientError,
         });
         api = listener;
         // Pushed last, so it runs first: readiness goes down so load balancers stop routing, in-flight
