@@ -571,6 +571,15 @@ export async function benchStack({
         unit: 'events/s',
       });
       log(`  replay: ${done.events} events in ${done.seconds} s`);
+      // Each phase's seconds (trees since the twenty-fourth stop log them): the log read with the history
+      // documents, then the customer documents, the indexes and the switch.
+      for (const [phase, seconds] of Object.entries(done.phases ?? {}))
+        figures.push({
+          name: `replay.${phase}_seconds@${size}`,
+          value: round(seconds, 2),
+          unit: `s (${done.customers} customers)`,
+        });
+      if (done.phases) log(`  replay phases (s): ${JSON.stringify(done.phases)}`);
     }
   } finally {
     for (const s of ['evaluation', 'screening', ...[...CORE].reverse()])
