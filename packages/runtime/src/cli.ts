@@ -16,22 +16,6 @@ export type CommandLine<C extends ParseArgsConfig> = ReturnType<typeof parseArgs
  * argument it does not understand (the replay CLI, which read no arguments, rebuilt and switched every
  * read model on `replay --help`).
  */
-/**
- * Runs a CLI's `main` and ends the process with its exit code: the code is set, not forced, so the last
- * log lines are written once the CLI has closed its clients; an error is printed and exits 1.
- */
-export function runCommand(main: (argv: string[]) => Promise<number>): void {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err: unknown) => {
-      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      process.exit(1);
-    },
-  );
-}
-
 export function parseCommandLine<const C extends ParseArgsConfig>(
   argv: readonly string[],
   usage: string,
@@ -52,4 +36,20 @@ export function parseCommandLine<const C extends ParseArgsConfig>(
     io.stderr.write(`${(err as Error).message}\n${synopsis}\n(--help for details)\n`);
     return { exitCode: 2 };
   }
+}
+
+/**
+ * Runs a CLI's `main` and ends the process with its exit code: the code is set, not forced, so the last
+ * log lines are written once the CLI has closed its clients; an error is printed and exits 1.
+ */
+export function runCommand(main: (argv: string[]) => Promise<number>): void {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
 }
