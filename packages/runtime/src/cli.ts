@@ -31,11 +31,18 @@ export function parseCommandLine<const C extends ParseArgsConfig>(
     // Strict unless the config says otherwise (parseArgs's default); `args` is always the given argv.
     return parseArgs<C>({ ...config, args: [...argv] });
   } catch (err) {
-    // What is wrong and the synopsis (the usage's first paragraph); the whole text is one `--help` away.
-    const synopsis = text.split(/\n\s*\n/)[0]!.trimEnd();
-    io.stderr.write(`${(err as Error).message}\n${synopsis}\n(--help for details)\n`);
-    return { exitCode: 2 };
+    return { exitCode: usageError(usage, (err as Error).message, io) };
   }
+}
+
+/**
+ * Wrong usage: prints what is wrong and the synopsis (the usage's first paragraph; the whole text is one
+ * `--help` away) to stderr, and gives the exit code, 2. For values a CLI checks itself after parsing.
+ */
+export function usageError(usage: string, message: string, io: Pick<CommandLineIo, 'stderr'> = process): 2 {
+  const synopsis = usage.split(/\n\s*\n/)[0]!.trimEnd();
+  io.stderr.write(`${message}\n${synopsis}\n(--help for details)\n`);
+  return 2;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { parseCommandLine } from './cli';
+import { parseCommandLine, usageError } from './cli';
 
 const USAGE = `usage: job [--dry-run] [--max N] [--id ID ...]
 
@@ -59,5 +59,15 @@ describe('parseCommandLine', () => {
       expect(stderr).toContain('usage: job [--dry-run] [--max N] [--id ID ...]\n(--help for details)\n');
       expect(stderr).not.toContain('Does the job.');
     }
+  });
+
+  it('usageError prints a value problem with the synopsis to stderr and gives exit code 2', () => {
+    const err: string[] = [];
+    expect(
+      usageError(USAGE, '--max must be a number', { stderr: { write: (t: string) => err.push(t) } }),
+    ).toBe(2);
+    expect(err.join('')).toBe(
+      '--max must be a number\nusage: job [--dry-run] [--max N] [--id ID ...]\n(--help for details)\n',
+    );
   });
 });

@@ -27,9 +27,11 @@ import { eraseDataKey } from '@crs/privacy';
 const COMMUNICATION_WINDOW = 5000;
 
 /** Where a replay stands: reading the log (offsets), then writing the folded customers (documents). */
-export type ReplayProgress =
-  | { phase: 'log'; done: bigint; total: bigint }
-  | { phase: 'customers'; done: number; total: number };
+export interface ReplayProgress {
+  phase: 'log' | 'customers';
+  done: number;
+  total: number;
+}
 
 /** Seconds each phase of a replay took (docs/operations.md, "Replaying projections"). */
 export interface ReplayPhases {
@@ -90,7 +92,8 @@ export async function replayProjections(opts: {
     CustomerProjectionNames.map((n) => [n, `${n}_${opts.suffix}`]),
   ) as CollectionNames;
   // The fresh collections are dropped first: never one that is active (a second replay in the same second).
-  const active = Object.values(await new ProjectionCatalog(db).customerProjections());
+  const catalog = new ProjectionCatalog(db);
+  const active = Object.values(await catalog.customerProjections());
   const clash = Object.values(names).filter((n) => active.includes(n));
   if (clash.length > 0)
     throw new CodedError(
@@ -144,7 +147,8 @@ export async function replayProjections(opts: {
     phases[phase] = (Date.now() - phaseStarted) / 1000;
     phaseStarted = Date.now();
   };
-  const logProgress = (done: bigint, total: bigint) => opts.onProgress?.({ phase: 'log', done, total });
+  const logProgress = (done: bigint, total: bigint) =>
+    opts.onProgress?.({ phase: 'log', done: Number(done), total: Number(total) });
   await reader.start();
   try {
     await reader.waitUntilCaughtUp(undefined, logProgress);
@@ -178,7 +182,6 @@ export async function replayProjections(opts: {
     await ensureProjectionIndexes(db, names);
     endPhase('indexes');
     if (opts.activate !== false) {
-      const catalog = new ProjectionCatalog(db);
       for (const n of CustomerProjectionNames) await catalog.activate(n, names[n]);
       await new Promise((r) => setTimeout(r, 1500));
       await reader.waitUntilCaughtUp(undefined, logProgress);

@@ -4,7 +4,7 @@
 // non-archived operations of the look-back window once, publishes the new alerts, prints a JSON summary.
 // Progress is recorded chunk by chunk in MongoDB (retro_runs, retro_run_progress; docs/operations-archive.md).
 import { randomUUID } from 'node:crypto';
-import { createLogger, parseCommandLine } from '@crs/runtime';
+import { createLogger, parseCommandLine, usageError } from '@crs/runtime';
 import { DurablePublisher, setUpMessaging } from '@crs/messaging';
 import { ProjectionCatalog, connectMongo, type AlertDoc, type OperationDoc } from '@crs/store';
 import { resolveSharedDataDir } from '@crs/screening-core';
@@ -30,8 +30,7 @@ async function main(argv: string[]): Promise<number> {
   const given = line.values['lookback-days'];
   const lookbackDays = given !== undefined ? Number(given) : config.RETRO_LOOKBACK_DAYS;
   if (given !== undefined && (given.trim() === '' || !Number.isFinite(lookbackDays) || lookbackDays < 0)) {
-    console.error(`--lookback-days must be a number of days, 0 or more\n${USAGE.split('\n')[0]}`);
-    return 2;
+    return usageError(USAGE, '--lookback-days must be a number of days, 0 or more');
   }
   const logger = createLogger('retro-monitor', config.LOG_LEVEL);
   const { client, db } = await connectMongo(config);

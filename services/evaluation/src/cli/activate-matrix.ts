@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { commonConfigSpec, createLogger, loadConfig, num, parseCommandLine } from '@crs/runtime';
+import { commonConfigSpec, createLogger, loadConfig, num, parseCommandLine, usageError } from '@crs/runtime';
 import { DurablePublisher, setUpMessaging } from '@crs/messaging';
 import { validateMatrix } from '@crs/risk-engine';
 import { activationOf } from '../domain/matrix-activation';
@@ -29,8 +29,7 @@ async function main(argv: string[]): Promise<number> {
   const [file, ...extra] = line.positionals;
   const by = line.values.by ?? process.env.USER;
   if (!file || extra.length > 0) {
-    console.error(`one matrix file is needed\n${USAGE.split('\n')[0]}`);
-    return 2;
+    return usageError(USAGE, 'one matrix file is needed');
   }
   let doc: unknown;
   try {

@@ -1,5 +1,5 @@
 import { CustomerPrivacy } from '@crs/privacy';
-import { createLogger, createMetricsRegistry, parseCommandLine } from '@crs/runtime';
+import { createLogger, createMetricsRegistry, parseCommandLine, usageError } from '@crs/runtime';
 import { DurablePublisher, setUpMessaging } from '@crs/messaging';
 import { ProjectionCatalog, connectMongo } from '@crs/store';
 import { loadEvaluationConfig } from '../config';
@@ -36,8 +36,7 @@ async function main(argv: string[]): Promise<number> {
   const dryRun = line.values['dry-run'];
   const max = line.values.max !== undefined ? Number(line.values.max) : undefined;
   if (max !== undefined && !(Number.isInteger(max) && max >= 1)) {
-    console.error(`--max must be a whole number of erasures, 1 or more\n${USAGE.split('\n')[0]}`);
-    return 2;
+    return usageError(USAGE, '--max must be a whole number of erasures, 1 or more');
   }
   const config = loadEvaluationConfig();
   // Logs go to stderr so that stdout carries the result only.

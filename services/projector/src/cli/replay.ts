@@ -45,20 +45,10 @@ async function main(argv: string[]): Promise<number> {
     // Every second, and always the end of the customers phase.
     if (Date.now() - last < 1000 && !(p.phase === 'customers' && p.done === p.total)) return;
     last = Date.now();
-    const percent =
-      p.phase === 'log'
-        ? p.total > 0n
-          ? Number((p.done * 1000n) / p.total) / 10
-          : 100
-        : p.total > 0
-          ? Math.floor((p.done * 1000) / p.total) / 10
-          : 100;
-    const done = p.done.toString();
-    const total = p.total.toString();
+    const percent = p.total > 0 ? Math.floor((p.done * 1000) / p.total) / 10 : 100;
+    const counted = p.phase === 'log' ? 'read' : 'written';
     logger.info(
-      p.phase === 'log'
-        ? { phase: p.phase, read: done, total, percent }
-        : { phase: p.phase, written: done, total, percent },
+      { phase: p.phase, [counted]: String(p.done), total: String(p.total), percent },
       'replay progress',
     );
   };
