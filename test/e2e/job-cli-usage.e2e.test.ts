@@ -22,12 +22,16 @@ const NOWHERE = {
   MONGODB_URI: 'mongodb://127.0.0.1:9/?serverSelectionTimeoutMS=500',
 };
 
-function runCli(file: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function runCli(
+  file: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [join(ROOT, file), ...args],
-      { env: { ...process.env, ...NOWHERE }, timeout: 30000 },
+      { env: { ...process.env, ...NOWHERE, ...env }, timeout: 30000 },
       (err, stdout, stderr) =>
         resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout, stderr }),
     );
@@ -50,5 +54,24 @@ describe('job CLIs answer --help and wrong usage without starting their job', ()
     expect(stdout).toBe('');
     expect(stderr).toContain("Unknown option '--no-such-option'");
     expect(stderr).toContain(`usage: ${name}`);
+  });
+});
+
+/** Arguments that pass each CLI's own checks, so that it gets as far as reading its settings. */
+const VALID_ARGS: Record<string, string[]> = {
+  'activate-matrix': [join(ROOT, 'packages/risk-engine/matrices/demo-persons.v1.json')],
+};
+
+describe('job CLIs name a failure and exit 1', () => {
+  it.each(CLIS)('%s with an invalid setting says which, with its code and no stack', async (name, file) => {
+    const { code, stdout, stderr } = await runCli(file, VALID_ARGS[name] ?? [], {
+      LOG_LEVEL: 'loud',
+      MONGODB_OWNER_DATABASES: 'maybe',
+    });
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(new RegExp(`^${name} failed: CONFIG_INVALID: invalid configuration: `));
+    expect(stderr).toMatch(/LOG_LEVEL|MONGODB_OWNER_DATABASES/);
+    expect(stderr).not.toMatch(/\n\s+at /);
   });
 });

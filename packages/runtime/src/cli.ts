@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { CodedError } from './errors';
 
 export interface CommandLineIo {
   stdout: { write(text: string): unknown };
@@ -46,16 +47,29 @@ export function usageError(usage: string, message: string, io: Pick<CommandLineI
 }
 
 /**
- * Runs a CLI's `main` and ends the process with its exit code: the code is set, not forced, so the last
- * log lines are written once the CLI has closed its clients; an error is printed and exits 1.
+ * What a job CLI prints when its `main` throws: `<name> failed:`, then for one of our coded errors (an
+ * expected refusal such as REPLAY_TARGET_ACTIVE or an invalid setting) its code and message, for anything
+ * else the stack, which an operator reporting the failure needs.
  */
-export function runCommand(main: (argv: string[]) => Promise<number>): void {
+export function describeFailure(name: string, err: unknown): string {
+  if (!(err instanceof Error)) return `${name} failed: ${String(err)}\n`;
+  if (err instanceof CodedError) return `${name} failed: ${err.code}: ${err.message}\n`;
+  return `${name} failed: ${err.stack ?? err.message}\n`;
+}
+
+/**
+ * Runs a job CLI's `main` and ends the process with its exit code: the code is set, not forced, so the
+ * last log lines are written once the CLI has closed its clients. When `main` throws, the failure is
+ * printed (`describeFailure`) and the process exits 1 at once: a client opened before the failure (a
+ * broker connection made before the store refused) must not keep it running.
+ */
+export function runCommand(name: string, main: (argv: string[]) => Promise<number>): void {
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;
     },
     (err: unknown) => {
-      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.stderr.write(describeFailure(name, err));
       process.exit(1);
     },
   );

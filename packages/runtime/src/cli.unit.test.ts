@@ -1,4 +1,5 @@
-import { parseCommandLine, usageError } from './cli';
+import { describeFailure, parseCommandLine, usageError } from './cli';
+import { CodedError } from './errors';
 
 const USAGE = `usage: job [--dry-run] [--max N] [--id ID ...]
 
@@ -69,5 +70,18 @@ describe('parseCommandLine', () => {
     expect(err.join('')).toBe(
       '--max must be a number\nusage: job [--dry-run] [--max N] [--id ID ...]\n(--help for details)\n',
     );
+  });
+});
+
+describe('describeFailure', () => {
+  it('names the CLI and gives a coded refusal as its code and message, without a stack', () => {
+    const text = describeFailure('replay', new CodedError('REPLAY_TARGET_ACTIVE', 'customers_r1 is active'));
+    expect(text).toBe('replay failed: REPLAY_TARGET_ACTIVE: customers_r1 is active\n');
+  });
+
+  it('gives an unexpected error with its stack, and anything thrown that is not an error as text', () => {
+    const err = new TypeError('cannot read x');
+    expect(describeFailure('redeliver', err)).toBe(`redeliver failed: ${err.stack}\n`);
+    expect(describeFailure('retro-monitor', 'broker gone')).toBe('retro-monitor failed: broker gone\n');
   });
 });

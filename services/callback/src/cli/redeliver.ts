@@ -49,4 +49,4 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-runCommand(main);
+runCommand('redeliver', main);

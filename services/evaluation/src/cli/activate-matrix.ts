@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { commonConfigSpec, createLogger, loadConfig, num, parseCommandLine, usageError } from '@crs/runtime';
+import {
+  commonConfigSpec,
+  createLogger,
+  loadConfig,
+  num,
+  parseCommandLine,
+  runCommand,
+  usageError,
+} from '@crs/runtime';
 import { DurablePublisher, setUpMessaging } from '@crs/messaging';
 import { validateMatrix } from '@crs/risk-engine';
 import { activationOf } from '../domain/matrix-activation';
@@ -69,10 +77,4 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);
+runCommand('activate-matrix', main);

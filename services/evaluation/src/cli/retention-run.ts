@@ -1,5 +1,5 @@
 import { CustomerPrivacy } from '@crs/privacy';
-import { createLogger, createMetricsRegistry, parseCommandLine, usageError } from '@crs/runtime';
+import { createLogger, createMetricsRegistry, parseCommandLine, runCommand, usageError } from '@crs/runtime';
 import { DurablePublisher, setUpMessaging } from '@crs/messaging';
 import { ProjectionCatalog, connectMongo } from '@crs/store';
 import { loadEvaluationConfig } from '../config';
@@ -88,10 +88,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);
+runCommand('retention-run', main);

@@ -81,4 +81,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-runCommand(main);
+runCommand('replay', main);

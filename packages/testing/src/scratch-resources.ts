@@ -1,5 +1,8 @@
 import type { Kafka } from 'kafkajs';
 
+// What tests make on the real registry and broker for themselves, and clean up after them: scratch
+// schemas and subjects, topics under a test's own prefix.
+
 /**
  * A closed JSON Schema object with every property required: the shape of the scratch messages that
  * messaging tests register on the real registry.
