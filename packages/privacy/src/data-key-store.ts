@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { findByIds, insertNew } from '@crs/store';
+import { detectDialect, findByIds, insertNew, pagesById } from '@crs/store';
 import { b64u } from './encrypted-value';
 import { randomBytesCopy, randomSlice } from './random-pool';
 import { DataKeyCache, type DataKeyCacheOptions } from './data-key-cache';
@@ -63,6 +63,7 @@ const DUPLICATE_KEY = 11000;
  */
 export class DataKeyStore implements DataKeySource {
   readonly keys: Collection<DataKeyDocument>;
+  private readonly db: Db;
   private readonly rotations: Collection<RotationProgress>;
   private readonly cache: DataKeyCache;
   private readonly keks: KeyEncryptionKeys;
@@ -77,6 +78,7 @@ export class DataKeyStore implements DataKeySource {
   private readonly reading = new Map<string, Promise<DataKey | undefined>>();
 
   constructor(opts: DataKeyStoreOptions) {
+    this.db = opts.db;
     this.keys = opts.db.collection<DataKeyDocument>(opts.collection ?? 'data_keys');
     this.rotations = opts.db.collection<RotationProgress>(opts.rotationsCollection ?? 'data_key_rotations');
     this.cache = new DataKeyCache(opts.cache);
@@ -256,14 +258,20 @@ export class DataKeyStore implements DataKeySource {
       };
     }
     let handled = 0;
-    for (;;) {
-      const limit = Math.min(batchSize, maxKeys - handled);
-      if (limit <= 0) break;
-      const batch = await this.keys
-        .find(progress.after === null ? {} : { _id: { $gt: progress.after } })
-        .sort({ _id: 1 })
-        .limit(limit)
-        .toArray();
+    // In `_id` order, resumably (`pagesById`: decision 0063; on FerretDB v1 a sorted page read the
+    // whole collection).
+    const pages = pagesById(
+      this.keys,
+      {},
+      {
+        pageSize: batchSize,
+        after: progress.after,
+        dialect: await detectDialect(this.db),
+      },
+    );
+    let page = handled < maxKeys ? await pages.next() : undefined;
+    while (page) {
+      const batch = page.done ? [] : page.value.slice(0, maxKeys - handled);
       for (const doc of batch) {
         progress.scanned += 1;
         if (doc.kek === kek) {
@@ -273,7 +281,7 @@ export class DataKeyStore implements DataKeySource {
         const key = this.keks.unwrap(doc._id, doc.keyId, doc);
         const rewrapped = this.keks.wrap(doc._id, doc.keyId, key);
         // Conditional on the key generation and the old KEK, so a key erased (or erased and created
-        // anew) since the read is never brought back. A scan on FerretDB v1; rotation is rare.
+        // anew) since the read is never brought back.
         const result = await this.keys.updateOne(
           { _id: doc._id, keyId: doc.keyId, kek: doc.kek },
           { $set: { kek: rewrapped.kek, wrapped: rewrapped.wrapped, rotatedAt: this.clock() } },
@@ -283,11 +291,14 @@ export class DataKeyStore implements DataKeySource {
       }
       handled += batch.length;
       if (batch.length > 0) progress.after = batch[batch.length - 1]!._id;
+      const cut = !page.done && batch.length < page.value.length;
+      // The next page is read before the progress is written, so that the write can say whether it is done.
+      if (!cut && !page.done) page = await pages.next();
       progress.updatedAt = this.clock();
-      if (batch.length < limit) progress.finishedAt = progress.updatedAt;
+      if (!cut && page.done) progress.finishedAt = progress.updatedAt;
       await this.rotations.replaceOne({ _id: kek }, progress, { upsert: true });
       opts.onProgress?.(report(kek, progress));
-      if (progress.finishedAt) break;
+      if (progress.finishedAt || handled >= maxKeys) break;
     }
     return report(kek, progress);
   }

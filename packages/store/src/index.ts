@@ -8,3 +8,4 @@ export * from './lease';
 export * from './stored-json';
 export * from './communication-events';
 export type * from './read-models';
+export * from './pages-by-id';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@crs/runtime';
 import type { OperationTopicEvent } from '@crs/contracts';
 import { AtLeastOnceConsumer, DurablePublisher } from '@crs/messaging';
-import { ProjectionCatalog, type AlertDoc, type OperationDoc } from '@crs/store';
+import { ProjectionCatalog, detectDialect, type AlertDoc, type OperationDoc } from '@crs/store';
 import { ServiceHost } from '@crs/host';
 import { resolveSharedDataDir } from '@crs/screening-core';
 import { buildOperationDeciderShell } from './decider/operation-decider-shell';
@@ -92,6 +92,7 @@ export function buildArchiveService(
             threshold: config.RETRO_THRESHOLD,
             clock,
             runLog: await retroRunLog(db),
+            dialect: await detectDialect(db),
           });
           const dataDir = resolveSharedDataDir({ CRS_SHARED_DATA: config.CRS_SHARED_DATA || undefined });
           const scheduler = new RetroScheduler(async (trigger) => {

@@ -2,7 +2,13 @@ import type { Collection, Db } from 'mongodb';
 import type { CustomerCommand } from '@crs/contracts';
 import type { DurablePublisher } from '@crs/messaging';
 import type { Counter, Logger } from '@crs/runtime';
-import type { CustomerDoc, CustomerOverride, ProjectionCatalog } from '@crs/store';
+import {
+  detectDialect,
+  pagesById,
+  type CustomerDoc,
+  type CustomerOverride,
+  type ProjectionCatalog,
+} from '@crs/store';
 import { overrideExpiryCommandId, overrideExpiryKey } from './domain/message-ids';
 
 /** Owned by the evaluation service: override expiries already answered with a re-evaluation. */
@@ -66,23 +72,23 @@ export class OverrideExpiryScanner {
     const { opts } = this;
     const now = opts.clock().toISOString();
     const customers = await opts.catalog.collection<CustomerRow>('customers');
-    let cursor: string | undefined;
     let requested = 0;
-    for (;;) {
-      if (this.stopped) return requested;
-      // ISO dates and date-times compare as strings; a date expires at the start of that day, as in the decider.
-      const filter: Record<string, unknown> = {
+    const pages = pagesById(
+      customers,
+      {
+        // ISO dates and date-times compare as strings; a date expires at the start of that day, as in the decider.
         'override.expiresAt': { $lte: now },
         simplified: { $ne: true },
-      };
-      if (cursor !== undefined) filter._id = { $gt: cursor };
-      const rows = await customers
-        .find(filter, { projection: { _id: 1, businessUnit: 1, customerExtId: 1, override: 1 } })
-        .sort({ _id: 1 })
-        .limit(opts.chunkSize)
-        .toArray();
-      if (rows.length === 0) return requested;
-      cursor = rows[rows.length - 1]!._id;
+      },
+      {
+        projection: { _id: 1, businessUnit: 1, customerExtId: 1, override: 1 },
+        pageSize: opts.chunkSize,
+        after: null,
+        dialect: await detectDialect(opts.db),
+      },
+    );
+    for await (const rows of pages) {
+      if (this.stopped) return requested;
       const keyed = rows.map((r) => ({
         row: r,
         key: overrideExpiryKey(r._id, r.override.setAt ?? '', r.override.expiresAt),
@@ -124,8 +130,8 @@ export class OverrideExpiryScanner {
         opts.published.labels('OVERRIDE_EXPIRED').inc(todo.length);
         requested += todo.length;
       }
-      if (rows.length < opts.chunkSize) return requested;
     }
+    return requested;
   }
 
   async stop(): Promise<void> {

@@ -2,7 +2,14 @@ import type { Collection, Db } from 'mongodb';
 import type { CustomerCommand, RiskMatrixActivated } from '@crs/contracts';
 import type { DurablePublisher } from '@crs/messaging';
 import type { Counter, Logger } from '@crs/runtime';
-import { Lease, type CustomerDoc, type LeaseDoc, type ProjectionCatalog } from '@crs/store';
+import {
+  Lease,
+  detectDialect,
+  pagesById,
+  type CustomerDoc,
+  type LeaseDoc,
+  type ProjectionCatalog,
+} from '@crs/store';
 import { reevaluationCommandId } from './domain/message-ids';
 
 /** Owned by the evaluation service: progress of re-evaluations after matrix activations (resumable). */
@@ -47,7 +54,7 @@ export interface ReevaluationJobsOptions {
 /**
  * Re-evaluation after a matrix activation: the customers the matrix serves are enumerated from the
  * customers projection (only to enumerate: the decision itself is made from the event log) in chunks
- * sorted by stream id, and a RequestReevaluation { reason: MATRIX_ACTIVATED } is published for each.
+ * sorted by stream id (`pagesById`: decision 0063), and a RequestReevaluation { reason: MATRIX_ACTIVATED } is published for each.
  * Jobs run one at a time in the background, never on the consuming path, so imports keep flowing; the
  * cursor is stored after every chunk, so a restarted service resumes where it stopped, and a lease keeps
  * two instances from running the same job at once.
@@ -131,6 +138,23 @@ export class ReevaluationJobs {
       're-evaluation job started',
     );
     const customers = await opts.catalog.collection<CustomerRow>('customers');
+    const pages = pagesById(
+      customers,
+      {
+        businessUnit: activation.businessUnit,
+        // As the decider does for changed screening: only customers whose level the system evaluates.
+        sourceOfRiskLevel: 'EVALUATE',
+        simplified: { $ne: true },
+        status: { $ne: 'CLOSED' },
+      },
+      {
+        projection: { _id: 1, businessUnit: 1, customerExtId: 1, riskManagementCategory: 1 },
+        pageSize: opts.chunkSize,
+        after: job.cursor,
+        dialect: await detectDialect(opts.db),
+      },
+    );
+    let page = await pages.next();
     for (;;) {
       if (this.stopped) return;
       if (!opts.isCurrent(activation)) {
@@ -144,21 +168,7 @@ export class ReevaluationJobs {
         );
         return;
       }
-      const filter: Record<string, unknown> = {
-        businessUnit: activation.businessUnit,
-        // As the decider does for changed screening: only customers whose level the system evaluates.
-        sourceOfRiskLevel: 'EVALUATE',
-        simplified: { $ne: true },
-        status: { $ne: 'CLOSED' },
-      };
-      if (job.cursor !== null) filter._id = { $gt: job.cursor };
-      const rows = await customers
-        .find(filter, {
-          projection: { _id: 1, businessUnit: 1, customerExtId: 1, riskManagementCategory: 1 },
-        })
-        .sort({ _id: 1 })
-        .limit(opts.chunkSize)
-        .toArray();
+      const rows: CustomerRow[] = page.done ? [] : page.value;
       const affected = rows.filter((r) => opts.serves(activation, r));
       const issuedAt = opts.clock().toISOString();
       await opts.publisher.publish(
@@ -179,7 +189,9 @@ export class ReevaluationJobs {
         }),
       );
       opts.published.labels('MATRIX_ACTIVATED').inc(affected.length);
-      const done = rows.length < opts.chunkSize;
+      // The next page is read before the progress is written, so that the write can say whether it is done.
+      if (!page.done) page = await pages.next();
+      const done = page.done === true;
       const at = opts.clock();
       const update = {
         cursor: rows.length > 0 ? rows[rows.length - 1]!._id : job.cursor,

@@ -4,9 +4,9 @@
 // non-archived operations of the look-back window once, publishes the new alerts, prints a JSON summary.
 // Progress is recorded chunk by chunk in MongoDB (retro_runs, retro_run_progress; docs/operations-archive.md).
 import { randomUUID } from 'node:crypto';
-import { createLogger, parseCommandLine, usageError } from '@crs/runtime';
+import { createLogger, parseCommandLine, runCommand, usageError } from '@crs/runtime';
 import { DurablePublisher, setUpMessaging } from '@crs/messaging';
-import { ProjectionCatalog, connectMongo, type AlertDoc, type OperationDoc } from '@crs/store';
+import { ProjectionCatalog, connectMongo, detectDialect, type AlertDoc, type OperationDoc } from '@crs/store';
 import { resolveSharedDataDir } from '@crs/screening-core';
 import { loadArchiveConfig } from '../config';
 import { RetroMonitor, retroRunLog } from '../retro/retro-monitor';
@@ -51,6 +51,7 @@ async function main(argv: string[]): Promise<number> {
       threshold: config.RETRO_THRESHOLD,
       clock: () => new Date(),
       runLog: await retroRunLog(db),
+      dialect: await detectDialect(db),
     });
     const summary = await monitor.run(sanctions, `retro:cli:${randomUUID()}`);
     console.log(JSON.stringify(summary));
@@ -61,10 +62,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(`retro-monitor failed: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);
+runCommand('retro-monitor', main);

@@ -4,7 +4,7 @@ import type { Logger } from '@crs/runtime';
 import type { RetroMonitoringAlertRaised } from '@crs/contracts';
 import { DEFAULT_THRESHOLD, screen } from '@crs/screening-core';
 import type { DurablePublisher } from '@crs/messaging';
-import type { AlertDoc, OperationDoc } from '@crs/store';
+import { pagesById, type AlertDoc, type OperationDoc, type StoreDialect } from '@crs/store';
 import type { SanctionsIndex } from './sanctions-index';
 
 export interface RetroRunSummary {
@@ -78,6 +78,8 @@ export interface RetroMonitorOptions {
   clock: () => Date;
   /** Where the run records its progress chunk by chunk; without it, progress goes to the log only. */
   runLog?: RetroRunLog;
+  /** The store's kind, for reading the operations in pages (`pagesById`, decision 0063). */
+  dialect: StoreDialect;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -143,13 +145,12 @@ export class RetroMonitor {
       { runId, fromDate, sanctionsEntries: sanctions.entryCount },
       'retro monitoring run started',
     );
-    let after: string | undefined;
-    for (;;) {
-      const filter: Record<string, unknown> = { archived: { $ne: true }, date: { $gte: fromDate } };
-      if (after !== undefined) filter._id = { $gt: after };
-      const chunk = await operations.find(filter).sort({ _id: 1 }).limit(opts.chunkSize).toArray();
-      if (chunk.length === 0) break;
-      after = chunk[chunk.length - 1]!._id;
+    const pages = pagesById(
+      operations,
+      { archived: { $ne: true }, date: { $gte: fromDate } },
+      { pageSize: opts.chunkSize, after: null, dialect: opts.dialect },
+    );
+    for await (const chunk of pages) {
       const candidates: RetroMonitoringAlertRaised[] = [];
       for (const op of chunk) {
         summary.scanned++;

@@ -4,7 +4,7 @@ import type { CustomerCommand } from '@crs/contracts';
 import type { DurablePublisher, OutgoingMessage } from '@crs/messaging';
 import type { RetentionPolicy } from '@crs/privacy';
 import type { Logger } from '@crs/runtime';
-import type { ProjectionCatalog } from '@crs/store';
+import { detectDialect, pagesById, type ProjectionCatalog } from '@crs/store';
 import {
   RETENTION_PROJECTION,
   erasureCandidate,
@@ -251,17 +251,24 @@ export class RetentionJob {
       run: p.dryRun ? here : addCounts(p.before, here),
       erasedByBusinessUnit,
     });
+    const pages = pagesById(
+      customers,
+      {},
+      {
+        projection: RETENTION_PROJECTION,
+        pageSize: opts.chunkSize,
+        after,
+        dialect: await detectDialect(opts.db),
+      },
+    );
+    let page = await pages.next();
     for (;;) {
       if (this.stopped) return report('INTERRUPTED');
       if (!p.dryRun && !(await this.lease.renew())) {
         opts.logger.warn({ runId: p.runId, after }, 'retention lease lost; the run stops here');
         return report('INTERRUPTED');
       }
-      const rows = await customers
-        .find(after === null ? {} : { _id: { $gt: after } }, { projection: RETENTION_PROJECTION })
-        .sort({ _id: 1 })
-        .limit(opts.chunkSize)
-        .toArray();
+      const rows: RetentionCustomerDoc[] = page.done ? [] : page.value;
       const now = opts.clock().toISOString();
       const chunk = noCounts();
       const messages: OutgoingMessage[] = [];
@@ -306,7 +313,9 @@ export class RetentionJob {
         }
       }
       here = addCounts(here, chunk);
-      const finished = !limitReached && rows.length < opts.chunkSize;
+      // The next page is read before the progress is written, so that the write can say whether it is done.
+      if (!limitReached && !page.done) page = await pages.next();
+      const finished = !limitReached && page.done === true;
       const run = addCounts(p.before, here);
       if (!p.dryRun) {
         const at = opts.clock();
