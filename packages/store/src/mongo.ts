@@ -118,18 +118,19 @@ export async function pingMongo(db: Db): Promise<boolean> {
 
 /**
  * Which server the store is: FerretDB v1 answers buildInfo with `ferretdbVersion`. FerretDB v1 on SQLite
- * has no indexes for queries: a filter on `_id` alone is pushed down to SQLite, any other filter (also
- * `_id` plus a condition) makes it read and decode the whole collection. Hot paths that would use a
- * conditional write on MongoDB use `_id`-only reads and writes there instead (docs/decisions).
+ * uses no index but `_id`'s: with our patches an `_id` equality or `_id` list is pushed down to SQLite,
+ * also beside other conditions (decision 0063); any other filter makes it read and decode the whole
+ * collection, and it sorts in memory (long jobs page through `pagesById`).
  */
 export type StoreDialect = 'mongodb' | 'ferretdb';
 
 /**
  * The filter of an update that must only move a document forward (`version` below the new one). On
- * MongoDB the guard is part of the filter: atomic and indexed. On FerretDB v1 such a filter reads the
+ * MongoDB the guard is part of the filter: atomic and indexed. On FerretDB v1 such a filter read the
  * whole collection (200 guarded updates took 5.7 s at 5,000 documents, 61 ms by `_id`), so there it is
  * `_id` alone and the caller must know the version already and be the only writer of the document
- * (decisions 0008 and 0012: Kafka gives one projector per customer).
+ * (decisions 0008 and 0012: Kafka gives one projector per customer). Since decision 0063 FerretDB serves
+ * the guarded filter from the `_id` index too; the `_id`-only form stays until it is measured there.
  */
 export function versionGuardedFilter(
   dialect: StoreDialect,
