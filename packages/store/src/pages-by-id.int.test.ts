@@ -88,6 +88,20 @@ describe('pagesById', () => {
     },
   );
 
+  it('reports the reading of the _ids on the ferretdb way (a job renews its lease there), and never on the mongodb way', async () => {
+    for (const dialect of ['ferretdb', 'mongodb'] as const) {
+      const reports: number[] = [];
+      const pages = pagesById(
+        docs,
+        { kind: 'x' },
+        { pageSize: 7, after: null, dialect, idScanReportEvery: 40, onIdScan: (n) => void reports.push(n) },
+      );
+      for await (const _ of pages);
+      const n = expected().length; // 93: every 40 ids, then the count at the end
+      expect(reports).toEqual(dialect === 'ferretdb' ? [40, 80, n] : []);
+    }
+  });
+
   it('refuses a filter on _id itself (the pages are the _id condition)', async () => {
     await expect(
       pagesById(docs, { _id: 'b' }, { projection: {}, pageSize: 7, after: null, dialect: actual }).next(),

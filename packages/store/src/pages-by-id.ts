@@ -12,6 +12,14 @@ export interface PagesByIdOptions {
   /** Resume after this `_id` (exclusive), the last one a previous pass handled; null from the start. */
   after: string | null;
   dialect: StoreDialect;
+  /**
+   * FerretDB only: called while the matching `_id`s are read, every `idScanReportEvery` ids and once at the
+   * end with the count so far. On a large collection that read takes minutes: a job renews its lease and
+   * reports progress here.
+   */
+  onIdScan?: (read: number) => Promise<void> | void;
+  /** Ids between two `onIdScan` calls (default 20,000). */
+  idScanReportEvery?: number;
 }
 
 /**
@@ -68,11 +76,13 @@ export async function* pagesById<T extends Document & { _id: string }>(
       after = rows[rows.length - 1]!._id;
     }
   }
-  const ids = sortIds(
-    (await collection.find(from(opts.after), { projection: { _id: 1 } }).toArray()).map(
-      (d) => d._id as string,
-    ),
-  );
+  const ids: string[] = [];
+  const every = opts.idScanReportEvery ?? 20_000;
+  for await (const d of collection.find(from(opts.after), { projection: { _id: 1 }, batchSize: 5000 })) {
+    if (ids.push(d._id as string) % every === 0) await opts.onIdScan?.(ids.length);
+  }
+  await opts.onIdScan?.(ids.length);
+  sortIds(ids);
   const size = Math.max(1, Math.min(opts.pageSize, MAX_IDS_PER_FIND));
   for (let at = 0; at < ids.length; at += size) {
     const page = ids.slice(at, at + size);

@@ -152,6 +152,11 @@ export class ReevaluationJobs {
         pageSize: opts.chunkSize,
         after: job.cursor,
         dialect: await detectDialect(opts.db),
+        // FerretDB reads the ids first: minutes on a large book, so the lease is renewed meanwhile.
+        onIdScan: async (read) => {
+          await lease.renew();
+          opts.logger.info({ ...log, read }, 're-evaluation: reading the ids of the customers to go through');
+        },
       },
     );
     let page = await pages.next();

@@ -148,7 +148,16 @@ export class RetroMonitor {
     const pages = pagesById(
       operations,
       { archived: { $ne: true }, date: { $gte: fromDate } },
-      { pageSize: opts.chunkSize, after: null, dialect: opts.dialect },
+      {
+        pageSize: opts.chunkSize,
+        after: null,
+        dialect: opts.dialect,
+        onIdScan: (read) =>
+          opts.logger.info(
+            { runId, read },
+            'retro monitoring: reading the ids of the operations in the window',
+          ),
+      },
     );
     for await (const chunk of pages) {
       const candidates: RetroMonitoringAlertRaised[] = [];

@@ -259,6 +259,14 @@ export class RetentionJob {
         pageSize: opts.chunkSize,
         after,
         dialect: await detectDialect(opts.db),
+        // FerretDB reads the ids first: minutes on a large book, so the lease is renewed meanwhile.
+        onIdScan: async (read) => {
+          if (!p.dryRun) await this.lease.renew();
+          opts.logger.info(
+            { runId: p.runId, dryRun: p.dryRun, read },
+            'retention: reading the ids of the customers to go through',
+          );
+        },
       },
     );
     let page = await pages.next();
