@@ -148,7 +148,11 @@ export function operationRoutes(deps: OperationRouteDeps): Router {
       assertBusinessUnit(req, businessUnit);
       const doc = await (
         await operations()
-      ).findOne({ businessUnit, extId }, { projection: { _id: 1, archived: 1 } });
+      ).findOne(
+        // By `_id` (the stream key) too, so that FerretDB reads one document (decision 0063).
+        { _id: streamKey(businessUnit, extId), businessUnit, extId },
+        { projection: { _id: 1, archived: 1 } },
+      );
       if (!doc) throw new ResourceNotFoundError('Operation not found');
       // Already archived: the archive is where the client wants it; nothing new to record.
       if (doc.archived !== true) {

@@ -108,7 +108,12 @@ export function privacyRoutes(deps: PrivacyRouteDeps): Router {
     }
     if (!deps.privacy.enabled) throw new ErasureUnavailableError();
     const customers = await deps.catalog.collection<ErasureCustomer>('customers');
-    const doc = await customers.findOne({ businessUnit, customerExtId });
+    // By `_id` too, so that FerretDB reads one document (decision 0063).
+    const doc = await customers.findOne({
+      _id: streamKey(businessUnit, customerExtId),
+      businessUnit,
+      customerExtId,
+    });
     if (!doc) throw new ResourceNotFoundError('Customer not found');
     if (doc.personalDataErased === true) {
       res.status(200).json({

@@ -3,6 +3,7 @@ import { Router } from 'express';
 import {
   ErrorCodes,
   SchemaIds,
+  streamKey,
   summarizeErrors,
   type RiskLevel,
   type RiskOverrideRequest,
@@ -72,7 +73,12 @@ export function riskRoutes(deps: RiskRouteDeps): Router {
     }
     const customers = await deps.catalog.collection<Pick<CustomerDoc, '_id' | 'simplified'>>('customers');
     const customer = await customers.findOne(
-      { businessUnit: body.businessUnit, customerExtId: body.customerExtId },
+      // By `_id` too, so that FerretDB reads one document (decision 0063).
+      {
+        _id: streamKey(body.businessUnit, body.customerExtId),
+        businessUnit: body.businessUnit,
+        customerExtId: body.customerExtId,
+      },
       { projection: { _id: 1, simplified: 1 } },
     );
     if (!customer) throw new ResourceNotFoundError('Customer not found');
