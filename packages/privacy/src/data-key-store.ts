@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { detectDialect, findByIds, insertNew, pagesById } from '@crs/store';
+import { detectDialect, findByIds, insertNew, pagesById, withLastPage } from '@crs/store';
 import { b64u } from './encrypted-value';
 import { randomBytesCopy, randomSlice } from './random-pool';
 import { DataKeyCache, type DataKeyCacheOptions } from './data-key-cache';
@@ -257,21 +257,19 @@ export class DataKeyStore implements DataKeySource {
         finishedAt: null,
       };
     }
+    if (maxKeys <= 0) return report(kek, progress);
     let handled = 0;
     // In `_id` order, resumably (`pagesById`: decision 0063; on FerretDB v1 a sorted page read the
     // whole collection).
-    const pages = pagesById(
-      this.keys,
-      {},
-      {
-        pageSize: batchSize,
-        after: progress.after,
-        dialect: await detectDialect(this.db),
-      },
+    const pages = withLastPage(
+      pagesById(
+        this.keys,
+        {},
+        { pageSize: batchSize, after: progress.after, dialect: await detectDialect(this.db) },
+      ),
     );
-    let page = handled < maxKeys ? await pages.next() : undefined;
-    while (page) {
-      const batch = page.done ? [] : page.value.slice(0, maxKeys - handled);
+    for await (const { rows, last } of pages) {
+      const batch = rows.slice(0, maxKeys - handled);
       for (const doc of batch) {
         progress.scanned += 1;
         if (doc.kek === kek) {
@@ -291,11 +289,9 @@ export class DataKeyStore implements DataKeySource {
       }
       handled += batch.length;
       if (batch.length > 0) progress.after = batch[batch.length - 1]!._id;
-      const cut = !page.done && batch.length < page.value.length;
-      // The next page is read before the progress is written, so that the write can say whether it is done.
-      if (!cut && !page.done) page = await pages.next();
       progress.updatedAt = this.clock();
-      if (!cut && page.done) progress.finishedAt = progress.updatedAt;
+      // Done when the last page was handled whole (maxKeys may stop a pass inside a page).
+      if (last && batch.length === rows.length) progress.finishedAt = progress.updatedAt;
       await this.rotations.replaceOne({ _id: kek }, progress, { upsert: true });
       opts.onProgress?.(report(kek, progress));
       if (progress.finishedAt || handled >= maxKeys) break;

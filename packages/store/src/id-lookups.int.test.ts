@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient, type Db, type Document } from 'mongodb';
 import { findByIds } from './find-by-ids';
+import { customerFilter } from './stream-filters';
 
 /**
  * The hot reads of every service go by `_id`: one (`{_id}`) or many at once (`{_id: {$in}}`, the keys
@@ -34,6 +35,16 @@ describe('reads by _id and by a list of _id use the _id index', () => {
     return !text.includes('COLLSCAN') && /IDHACK|IXSCAN|EXPRESS_IXSCAN|CLUSTERED_IXSCAN/.test(text);
   };
 
+  /**
+   * The `_id` index serves a filter that has other conditions too (FerretDB's `filterPushdown` says only
+   * whether the whole filter was pushed down, so its SQL plan is read).
+   */
+  const expectIdIndexServes = (plan: Document): void => {
+    if (plan.serverInfo?.ferretdbVersion !== undefined)
+      expect(JSON.stringify(plan)).toMatch(/USING INDEX \S+__id_/);
+    else expect(usesIdIndex(plan)).toBe(true);
+  };
+
   it('finds one document by _id through the index', async () => {
     expect(usesIdIndex(await explain({ _id: 'BU1:C-7' }))).toBe(true);
     expect(await db.collection('docs').findOne({ _id: 'BU1:C-7' } as Document)).toEqual({
@@ -64,14 +75,30 @@ describe('reads by _id and by a list of _id use the _id index', () => {
     [{ n: { $gte: 150 }, _id: { $in: ['BU1:C-1', 'BU1:C-150', 'BU1:C-299', 'BU1:ABSENT'] } }, [150, 299]],
   ])('serves %j from the _id index and applies the other conditions', async (filter, found) => {
     const plan = await explain(filter);
-    if (plan.serverInfo?.ferretdbVersion !== undefined)
-      expect(JSON.stringify(plan)).toMatch(/USING INDEX \S+__id_/);
-    else expect(usesIdIndex(plan)).toBe(true);
+    expectIdIndexServes(plan);
     const docs = await db
       .collection('docs')
       .find(filter as Document)
       .toArray();
     expect(docs.map((d) => d.n).sort((a, b) => a - b)).toEqual(found);
+  });
+
+  it('customerFilter finds one customer by business unit and external id through the _id index', async () => {
+    const customers = db.collection<{ _id: string; businessUnit: string; customerExtId: string }>(
+      'customers',
+    );
+    await customers.insertMany([
+      { _id: 'BU1:C-1', businessUnit: 'BU1', customerExtId: 'C-1' },
+      { _id: 'BU1:C-2', businessUnit: 'BU1', customerExtId: 'C-2' },
+    ]);
+    const plan = await db.command({ explain: { find: 'customers', filter: customerFilter('BU1', 'C-2') } });
+    expectIdIndexServes(plan);
+    expect(await customers.findOne(customerFilter('BU1', 'C-2'))).toEqual({
+      _id: 'BU1:C-2',
+      businessUnit: 'BU1',
+      customerExtId: 'C-2',
+    });
+    expect(await customers.findOne(customerFilter('BU2', 'C-2'))).toBeNull();
   });
 
   it('findByIds reads a long list in finds of 500: every document once, absent ids left out, projection kept', async () => {

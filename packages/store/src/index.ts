@@ -9,3 +9,4 @@ export * from './stored-json';
 export * from './communication-events';
 export type * from './read-models';
 export * from './pages-by-id';
+export * from './stream-filters';

@@ -94,3 +94,34 @@ export async function* pagesById<T extends Document & { _id: string }>(
     if (rows.length > 0) yield rows;
   }
 }
+
+/** A page, and whether it is the last one. */
+export interface PageWithEnd<T> {
+  rows: T[];
+  last: boolean;
+}
+
+/**
+ * Pages with a look-ahead: each says whether it is the last, so that a job can write "done" with the
+ * progress of its last page; an empty pass gives one empty last page (the job still records that it is
+ * done). The next page is read before the current one is handed out.
+ */
+export async function* withLastPage<T>(pages: AsyncIterable<T[]>): AsyncGenerator<PageWithEnd<T>> {
+  const it = pages[Symbol.asyncIterator]();
+  try {
+    let current = await it.next();
+    if (current.done) {
+      yield { rows: [], last: true };
+      return;
+    }
+    for (;;) {
+      const next = await it.next();
+      yield { rows: current.value, last: next.done === true };
+      if (next.done) return;
+      current = next;
+    }
+  } finally {
+    // A consumer that stops early ends the source too.
+    await it.return?.();
+  }
+}

@@ -6,6 +6,7 @@ import {
   Lease,
   detectDialect,
   pagesById,
+  withLastPage,
   type CustomerDoc,
   type LeaseDoc,
   type ProjectionCatalog,
@@ -138,29 +139,33 @@ export class ReevaluationJobs {
       're-evaluation job started',
     );
     const customers = await opts.catalog.collection<CustomerRow>('customers');
-    const pages = pagesById(
-      customers,
-      {
-        businessUnit: activation.businessUnit,
-        // As the decider does for changed screening: only customers whose level the system evaluates.
-        sourceOfRiskLevel: 'EVALUATE',
-        simplified: { $ne: true },
-        status: { $ne: 'CLOSED' },
-      },
-      {
-        projection: { _id: 1, businessUnit: 1, customerExtId: 1, riskManagementCategory: 1 },
-        pageSize: opts.chunkSize,
-        after: job.cursor,
-        dialect: await detectDialect(opts.db),
-        // FerretDB reads the ids first: minutes on a large book, so the lease is renewed meanwhile.
-        onIdScan: async (read) => {
-          await lease.renew();
-          opts.logger.info({ ...log, read }, 're-evaluation: reading the ids of the customers to go through');
+    const pages = withLastPage(
+      pagesById(
+        customers,
+        {
+          businessUnit: activation.businessUnit,
+          // As the decider does for changed screening: only customers whose level the system evaluates.
+          sourceOfRiskLevel: 'EVALUATE',
+          simplified: { $ne: true },
+          status: { $ne: 'CLOSED' },
         },
-      },
+        {
+          projection: { _id: 1, businessUnit: 1, customerExtId: 1, riskManagementCategory: 1 },
+          pageSize: opts.chunkSize,
+          after: job.cursor,
+          dialect: await detectDialect(opts.db),
+          // FerretDB reads the ids first: minutes on a large book, so the lease is renewed meanwhile.
+          onIdScan: async (read) => {
+            await lease.renew();
+            opts.logger.info(
+              { ...log, read },
+              're-evaluation: reading the ids of the customers to go through',
+            );
+          },
+        },
+      ),
     );
-    let page = await pages.next();
-    for (;;) {
+    for await (const { rows, last: done } of pages) {
       if (this.stopped) return;
       if (!opts.isCurrent(activation)) {
         await this.jobs.updateOne(
@@ -173,7 +178,6 @@ export class ReevaluationJobs {
         );
         return;
       }
-      const rows: CustomerRow[] = page.done ? [] : page.value;
       const affected = rows.filter((r) => opts.serves(activation, r));
       const issuedAt = opts.clock().toISOString();
       await opts.publisher.publish(
@@ -194,9 +198,6 @@ export class ReevaluationJobs {
         }),
       );
       opts.published.labels('MATRIX_ACTIVATED').inc(affected.length);
-      // The next page is read before the progress is written, so that the write can say whether it is done.
-      if (!page.done) page = await pages.next();
-      const done = page.done === true;
       const at = opts.clock();
       const update = {
         cursor: rows.length > 0 ? rows[rows.length - 1]!._id : job.cursor,

@@ -4,7 +4,7 @@ import type { CustomerCommand } from '@crs/contracts';
 import type { DurablePublisher, OutgoingMessage } from '@crs/messaging';
 import type { RetentionPolicy } from '@crs/privacy';
 import type { Logger } from '@crs/runtime';
-import { detectDialect, pagesById, type ProjectionCatalog } from '@crs/store';
+import { detectDialect, pagesById, withLastPage, type ProjectionCatalog } from '@crs/store';
 import {
   RETENTION_PROJECTION,
   erasureCandidate,
@@ -251,32 +251,32 @@ export class RetentionJob {
       run: p.dryRun ? here : addCounts(p.before, here),
       erasedByBusinessUnit,
     });
-    const pages = pagesById(
-      customers,
-      {},
-      {
-        projection: RETENTION_PROJECTION,
-        pageSize: opts.chunkSize,
-        after,
-        dialect: await detectDialect(opts.db),
-        // FerretDB reads the ids first: minutes on a large book, so the lease is renewed meanwhile.
-        onIdScan: async (read) => {
-          if (!p.dryRun) await this.lease.renew();
-          opts.logger.info(
-            { runId: p.runId, dryRun: p.dryRun, read },
-            'retention: reading the ids of the customers to go through',
-          );
+    const pages = withLastPage(
+      pagesById(
+        customers,
+        {},
+        {
+          projection: RETENTION_PROJECTION,
+          pageSize: opts.chunkSize,
+          after,
+          dialect: await detectDialect(opts.db),
+          // FerretDB reads the ids first: minutes on a large book, so the lease is renewed meanwhile.
+          onIdScan: async (read) => {
+            if (!p.dryRun) await this.lease.renew();
+            opts.logger.info(
+              { runId: p.runId, dryRun: p.dryRun, read },
+              'retention: reading the ids of the customers to go through',
+            );
+          },
         },
-      },
+      ),
     );
-    let page = await pages.next();
-    for (;;) {
+    for await (const { rows, last } of pages) {
       if (this.stopped) return report('INTERRUPTED');
       if (!p.dryRun && !(await this.lease.renew())) {
         opts.logger.warn({ runId: p.runId, after }, 'retention lease lost; the run stops here');
         return report('INTERRUPTED');
       }
-      const rows: RetentionCustomerDoc[] = page.done ? [] : page.value;
       const now = opts.clock().toISOString();
       const chunk = noCounts();
       const messages: OutgoingMessage[] = [];
@@ -321,9 +321,7 @@ export class RetentionJob {
         }
       }
       here = addCounts(here, chunk);
-      // The next page is read before the progress is written, so that the write can say whether it is done.
-      if (!limitReached && !page.done) page = await pages.next();
-      const finished = !limitReached && page.done === true;
+      const finished = !limitReached && last;
       const run = addCounts(p.before, here);
       if (!p.dryRun) {
         const at = opts.clock();
@@ -342,10 +340,11 @@ export class RetentionJob {
         { runId: p.runId, dryRun: p.dryRun, after, chunk, ...(p.dryRun ? here : run), finished },
         p.dryRun ? 'retention dry run progress' : 'retention run progress',
       );
-      if (finished) return report('FINISHED');
       if (limitReached) return report('LIMIT_REACHED');
-      if (opts.pauseMs > 0) await new Promise((r) => setTimeout(r, opts.pauseMs));
+      if (!finished && opts.pauseMs > 0) await new Promise((r) => setTimeout(r, opts.pauseMs));
     }
+    // The last page was handed out (the loop ends after it).
+    return report('FINISHED');
   }
 
   private erasure(

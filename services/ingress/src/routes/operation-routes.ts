@@ -11,7 +11,7 @@ import {
 import { RequestInvalidError, ResourceNotFoundError, ServiceUnavailableError } from '@crs/http';
 import { allowedBusinessUnits, requireScope, type Scope, type TokenVerifier } from '@crs/auth';
 import { BrokerUnavailableError, streamKey, topicNames, type DurablePublisher } from '@crs/messaging';
-import type { OperationDoc, ProjectionCatalog } from '@crs/store';
+import { operationFilter, type OperationDoc, type ProjectionCatalog } from '@crs/store';
 import { assertBusinessUnit, principalOf, type AuthedRequest } from '../http/auth-middleware';
 
 /** The fields of the operations read model (owned by the archive service) that these routes read. */
@@ -148,11 +148,7 @@ export function operationRoutes(deps: OperationRouteDeps): Router {
       assertBusinessUnit(req, businessUnit);
       const doc = await (
         await operations()
-      ).findOne(
-        // By `_id` (the stream key) too, so that FerretDB reads one document (decision 0063).
-        { _id: streamKey(businessUnit, extId), businessUnit, extId },
-        { projection: { _id: 1, archived: 1 } },
-      );
+      ).findOne(operationFilter(businessUnit, extId), { projection: { _id: 1, archived: 1 } });
       if (!doc) throw new ResourceNotFoundError('Operation not found');
       // Already archived: the archive is where the client wants it; nothing new to record.
       if (doc.archived !== true) {

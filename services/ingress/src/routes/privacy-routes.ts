@@ -17,7 +17,7 @@ import {
   type CustomerPrivacy,
   type RetentionPolicy,
 } from '@crs/privacy';
-import type { CustomerDoc, ProjectionCatalog } from '@crs/store';
+import { customerFilter, type CustomerDoc, type ProjectionCatalog } from '@crs/store';
 import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
 import type { CommandGateway } from '../command-gateway';
 import { param } from './read-routes';
@@ -108,12 +108,7 @@ export function privacyRoutes(deps: PrivacyRouteDeps): Router {
     }
     if (!deps.privacy.enabled) throw new ErasureUnavailableError();
     const customers = await deps.catalog.collection<ErasureCustomer>('customers');
-    // By `_id` too, so that FerretDB reads one document (decision 0063).
-    const doc = await customers.findOne({
-      _id: streamKey(businessUnit, customerExtId),
-      businessUnit,
-      customerExtId,
-    });
+    const doc = await customers.findOne(customerFilter(businessUnit, customerExtId));
     if (!doc) throw new ResourceNotFoundError('Customer not found');
     if (doc.personalDataErased === true) {
       res.status(200).json({

@@ -9,7 +9,7 @@ import type {
   CustomerDoc,
   ProjectionCatalog,
 } from '@crs/store';
-import { communicationEventsOf, readAssessment, readCustomerRecord } from '@crs/store';
+import { communicationEventsOf, customerFilter, readAssessment, readCustomerRecord } from '@crs/store';
 import type { CustomerPrivacy } from '@crs/privacy';
 import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
 
@@ -47,13 +47,7 @@ export function readRoutes(deps: {
     const customerExtId = param(req.params.customerExtId, 'customerExtId');
     assertBusinessUnit(req, businessUnit);
     const customers = await deps.catalog.collection<CustomerDoc>('customers');
-    // By `_id` (the stream key) as well: FerretDB reads the whole collection for any other filter (10 s
-    // for a late customer of 104,050; decision 0063); the fields keep the match exact.
-    const doc = await customers.findOne({
-      _id: streamKey(businessUnit, customerExtId),
-      businessUnit,
-      customerExtId,
-    });
+    const doc = await customers.findOne(customerFilter(businessUnit, customerExtId));
     if (!doc) throw new ResourceNotFoundError('Customer not found');
     const a = doc.latestAssessment ? readAssessment(doc.latestAssessment) : undefined;
     // docs/privacy.md: personal fields are decrypted here, at the edge; erased ones read as null.

@@ -3,7 +3,6 @@ import { Router } from 'express';
 import {
   ErrorCodes,
   SchemaIds,
-  streamKey,
   summarizeErrors,
   type RiskLevel,
   type RiskOverrideRequest,
@@ -12,7 +11,7 @@ import {
 import { ApiError, RequestInvalidError, ResourceNotFoundError, ServiceUnavailableError } from '@crs/http';
 import type { TokenVerifier } from '@crs/auth';
 import { BrokerUnavailableError } from '@crs/messaging';
-import type { CustomerDoc, ProjectionCatalog } from '@crs/store';
+import { customerFilter, type CustomerDoc, type ProjectionCatalog } from '@crs/store';
 import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
 import type { CommandGateway } from '../command-gateway';
 
@@ -72,15 +71,9 @@ export function riskRoutes(deps: RiskRouteDeps): Router {
       ]);
     }
     const customers = await deps.catalog.collection<Pick<CustomerDoc, '_id' | 'simplified'>>('customers');
-    const customer = await customers.findOne(
-      // By `_id` too, so that FerretDB reads one document (decision 0063).
-      {
-        _id: streamKey(body.businessUnit, body.customerExtId),
-        businessUnit: body.businessUnit,
-        customerExtId: body.customerExtId,
-      },
-      { projection: { _id: 1, simplified: 1 } },
-    );
+    const customer = await customers.findOne(customerFilter(body.businessUnit, body.customerExtId), {
+      projection: { _id: 1, simplified: 1 },
+    });
     if (!customer) throw new ResourceNotFoundError('Customer not found');
     if (customer.simplified === true) throw new CustomerNotScorableError();
     const communicationNumber = `override-${randomUUID()}`;
