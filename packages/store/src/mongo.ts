@@ -124,22 +124,6 @@ export async function pingMongo(db: Db): Promise<boolean> {
  */
 export type StoreDialect = 'mongodb' | 'ferretdb';
 
-/**
- * The filter of an update that must only move a document forward (`version` below the new one). On
- * MongoDB the guard is part of the filter: atomic and indexed. On FerretDB v1 such a filter read the
- * whole collection (200 guarded updates took 5.7 s at 5,000 documents, 61 ms by `_id`), so there it is
- * `_id` alone and the caller must know the version already and be the only writer of the document
- * (decisions 0008 and 0012: Kafka gives one projector per customer). Since decision 0063 FerretDB serves
- * the guarded filter from the `_id` index too; the `_id`-only form stays until it is measured there.
- */
-export function versionGuardedFilter(
-  dialect: StoreDialect,
-  id: string,
-  newVersion: number,
-): { _id: string; version?: { $lt: number } } {
-  return dialect === 'ferretdb' ? { _id: id } : { _id: id, version: { $lt: newVersion } };
-}
-
 export async function detectDialect(db: Db): Promise<StoreDialect> {
   try {
     const info = await db.admin().command({ buildInfo: 1 });

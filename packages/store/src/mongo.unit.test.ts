@@ -1,4 +1,4 @@
-import { ownerDbName, storeDbNames, versionGuardedFilter } from './mongo';
+import { ownerDbName, storeDbNames } from './mongo';
 
 describe('owner databases', () => {
   const settings = { MONGODB_URI: 'mongodb://x', MONGODB_DB: 'crs' };
@@ -14,15 +14,5 @@ describe('owner databases', () => {
     const single = { ...settings, MONGODB_OWNER_DATABASES: false };
     expect(ownerDbName(single, 'ingress')).toBe('crs');
     expect(storeDbNames(single)).toEqual(['crs']);
-  });
-});
-
-describe('versionGuardedFilter', () => {
-  it('guards the version in the filter on MongoDB, so an older write never lands', () => {
-    expect(versionGuardedFilter('mongodb', 'BU1:C-1', 7)).toEqual({ _id: 'BU1:C-1', version: { $lt: 7 } });
-  });
-
-  it('filters by _id alone on FerretDB v1, where any other condition reads the whole collection', () => {
-    expect(versionGuardedFilter('ferretdb', 'BU1:C-1', 7)).toEqual({ _id: 'BU1:C-1' });
   });
 });

@@ -1,7 +1,7 @@
 import { Counter, type Logger } from '@crs/runtime';
 import type { CustomerEvent } from '@crs/contracts';
 import { AtLeastOnceConsumer } from '@crs/messaging';
-import { ProjectionCatalog, detectDialect, ensureProjectionIndexes } from '@crs/store';
+import { ProjectionCatalog, ensureProjectionIndexes } from '@crs/store';
 import { ServiceHost } from '@crs/host';
 import { eraseDataKey } from '@crs/privacy';
 import { MAX_CHUNK_EVENTS, applyCustomerEvents } from './projections/apply-customer-events';
@@ -28,7 +28,6 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
         const db = mongo.db;
         const catalog = new ProjectionCatalog(db);
         await ensureProjectionIndexes(db, await catalog.customerProjections());
-        const dialect = await detectDialect(db);
         const { topics, consumerOptions } = await host.connectMessaging();
         // The versions of the customer documents of the partitions this instance owns (decision 0012).
         const versions = new StreamVersions();
@@ -64,7 +63,6 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
               db,
               await catalog.customerProjections(),
               messages.map((m) => m.value),
-              dialect,
               versions,
             );
           },

@@ -5,7 +5,6 @@ import { StreamReader, type Messaging } from '@crs/messaging';
 import {
   CustomerProjectionNames,
   ProjectionCatalog,
-  detectDialect,
   ensureProjectionIndexes,
   groupCommunicationEvents,
   type ProjectedCommunicationEvent,
@@ -105,7 +104,6 @@ export async function replayProjections(opts: {
       .collection(n)
       .drop()
       .catch(() => undefined);
-  const dialect = await detectDialect(db);
   const started = Date.now();
   const memory = new InMemoryProjection({ keepHistory: false });
   const inserter = new BulkInserter(db, { batch: MAX_BULK_OPERATIONS, maxInFlight: 3 });
@@ -132,7 +130,7 @@ export async function replayProjections(opts: {
         if (await eraseDataKey(opts.keysDb, m.value.streamId, m.value.data.keyId)) erasuresReapplied++;
       }
       // During the customers' bulk write later events wait; after it they go through the live executor.
-      if (mode === 'live') await applyCustomerEvent(db, names, m.value, dialect);
+      if (mode === 'live') await applyCustomerEvent(db, names, m.value);
       else if (mode === 'buffer') pending.push(m.value);
       else
         for (const h of memory.apply(m.value)) {
@@ -172,8 +170,7 @@ export async function replayProjections(opts: {
       { events, documents: inserter.written, seconds: (Date.now() - started) / 1000, phases },
       'replay: log folded and written',
     );
-    while (pending.length > 0)
-      await applyCustomerEvents(db, names, pending.splice(0, MAX_BULK_OPERATIONS), dialect);
+    while (pending.length > 0) await applyCustomerEvents(db, names, pending.splice(0, MAX_BULK_OPERATIONS));
     mode = 'live';
     // Phase 2: events that arrived meanwhile, the indexes, then the swap, then what the old projector
     // wrote meanwhile. The indexes exist before any reader is pointed at the new collections.

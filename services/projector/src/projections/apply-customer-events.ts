@@ -4,10 +4,8 @@ import type { CustomerEvent } from '@crs/contracts';
 import {
   findByIds,
   groupCommunicationEvents,
-  versionGuardedFilter,
   type ProjectedCommunicationEvent,
   type CommunicationEventsDoc,
-  type StoreDialect,
 } from '@crs/store';
 import {
   projectCustomerEvent,
@@ -49,9 +47,8 @@ export async function applyCustomerEvent(
   db: Db,
   names: CollectionNames,
   event: CustomerEvent,
-  dialect: StoreDialect = 'mongodb',
 ): Promise<void> {
-  await applyCustomerEvents(db, names, [event], dialect);
+  await applyCustomerEvents(db, names, [event]);
 }
 
 /** Like Promise.all, but settles only after every write has ended, so a retry never overlaps them. */
@@ -87,7 +84,7 @@ async function inSlices<T>(items: readonly T[], write: (slice: T[]) => Promise<v
  *
  * - each customer's events are folded in memory into ONE write of its document (`foldCustomer`): an
  *   insert of the whole document when it has none yet (an insert costs FerretDB a fraction of an
- *   update), an update by `_id` otherwise; all in one unordered `bulkWrite`;
+ *   update), an update by `_id` guarded by the version otherwise; all in one unordered `bulkWrite`;
  * - history documents (assessments, screenings), keyed by event id, go in one unordered `insertMany` per
  *   collection, where a duplicate key means "already applied"; the chunk's communication events go the
  *   same way folded into one document per communication (`_id` from their event ids: decision 0050);
@@ -101,19 +98,16 @@ async function inSlices<T>(items: readonly T[], write: (slice: T[]) => Promise<v
  * Every write is idempotent, so a failed chunk is retried whole: the customer document changes only
  * with events newer than its version, the history only gains documents it lacks.
  *
- * On MongoDB the version guard is also part of each update's filter (atomic, indexed). On FerretDB v1
- * such a filter makes every update read the whole customers collection (200 guarded updates took 5.7 s
- * at 5,000 documents, 61 ms by `_id`), so there the update is by `_id` alone once the version is known:
- * safe with one writer per customer, which Kafka gives (a customer's events are on one partition,
- * consumed by one projector instance); only a projector that lost its partition and still writes (a
- * zombie after a session timeout) could interleave with the new owner, and a replay repairs that
- * (docs/decisions/0008, 0012).
+ * Each update carries its version guard in the filter (`{_id, version: {$lt: new}}`): atomic on either
+ * store, and served by the `_id` index on both (on FerretDB v1 since patch 0006 pushes an `_id` condition
+ * down beside others: decision 0063; before it the guard read the whole collection there, so FerretDB
+ * updated by `_id` alone). So a projector that lost its partition and still writes (a zombie after a
+ * session timeout) can never take a document back behind what the new owner wrote (decision 0064).
  */
 export async function applyCustomerEvents(
   db: Db,
   names: CollectionNames,
   events: readonly CustomerEvent[],
-  dialect: StoreDialect = 'mongodb',
   versions?: StreamVersions,
 ): Promise<void> {
   const generation = versions?.generation() ?? 0;
@@ -138,7 +132,8 @@ export async function applyCustomerEvents(
   };
   const update = (streamId: string, folded: FoldedCustomer): AnyBulkWriteOperation<CustomerWrite> => ({
     updateOne: {
-      filter: versionGuardedFilter(dialect, streamId, folded.version),
+      // Atomic: a document already at this version or past it is left alone (another writer got there).
+      filter: { _id: streamId, version: { $lt: folded.version } },
       update: { $set: folded.set },
     },
   });
