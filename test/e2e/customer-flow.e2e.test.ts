@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { verifyCallback } from '@crs/auth';
-import { OwnedCollections, ProjectionCatalog, readCustomerRecord } from '@crs/store';
+import { OwnedCollections, ProjectionCatalog, communicationKey, readCustomerRecord } from '@crs/store';
 import { TestCluster, TestReceiver, callbackJwks, eventually, localToken, uniqueId } from '@crs/testing';
 
 /**
@@ -264,6 +264,12 @@ describe('customer flow end to end', () => {
       'RiskAssessed',
     ]);
     expect(closed.events[1]!.data).toMatchObject({ from: 'ACTIVE', to: 'CLOSED', closingDate: '2026-11-01' });
+    // Its documents are keyed by the communication (decision 0065): the key's _id prefix holds them all.
+    const stored = await (await new ProjectionCatalog(db).collection('communication_events'))
+      .find({ communicationNumber: c3 })
+      .toArray();
+    expect(stored.length).toBeGreaterThan(0);
+    for (const d of stored) expect(String(d._id).startsWith(communicationKey(c3))).toBe(true);
     expect(closed.events[2]!.data).toMatchObject({
       assessment: { source: 'IMPORT', level: 'HIGH' },
       previousLevel: 'HIGH',

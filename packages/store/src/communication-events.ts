@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Db, Document } from 'mongodb';
+import type { Collection, Db, Document, Filter } from 'mongodb';
 import { CustomerProjectionNames, type CustomerProjectionName } from './collections';
 import type {
   CommunicationEventDoc,
@@ -20,6 +20,77 @@ export interface CommunicationEvent extends CommunicationEventEntry {
   communicationNumber: string;
 }
 
+/**
+ * The start of the `_id` of every `communication_events` document of a communication (decision 0065):
+ * `c~`, 22 characters of the SHA-256 of the communication number (base64url), `:`. A reader asks for
+ * `{_id: {$regex: '^' + key}}`, which MongoDB serves from the `_id` index and FerretDB v1 too (our patch
+ * 0007 pushes such a literal prefix down as a range): a communication's documents without a scan of the
+ * collection, whatever business unit sent it.
+ */
+export function communicationKey(communicationNumber: string): string {
+  return `c~${createHash('sha256').update(communicationNumber).digest('base64url').slice(0, 22)}:`;
+}
+
+/**
+ * The `_id` of the document that says a `communication_events` collection holds keyed documents only
+ * (every document's `_id` starts with its `communicationKey`). Collections from before decision 0065 lack
+ * it and are read by `communicationNumber`, as before, until a replay rebuilds them.
+ */
+export const COMMUNICATION_KEYS_MARKER = 'c~~keyed';
+
+/**
+ * Marks a `communication_events` collection as keyed when it holds no documents yet (the projector at
+ * start; a replay marks the collections it builds: `fresh`). Returns whether the collection is keyed.
+ * Idempotent; a collection that already holds unkeyed documents stays unmarked.
+ */
+export async function markCommunicationKeys(
+  collection: Collection<Document>,
+  opts: { fresh?: boolean } = {},
+): Promise<boolean> {
+  const marker = { _id: COMMUNICATION_KEYS_MARKER } as Document;
+  if (await collection.findOne(marker, { projection: { _id: 1 } })) return true;
+  // Without a sort FerretDB stops at the first document: no scan.
+  if (!opts.fresh && (await collection.findOne({}, { projection: { _id: 1 } }))) return false;
+  try {
+    await collection.insertOne({ ...marker, keyedSince: new Date() });
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== 11000) throw err;
+  }
+  return true;
+}
+
+const KEYED_UNKNOWN_MS = 30_000;
+
+/**
+ * The filter of a communication's `communication_events` documents, by its key where the collection is
+ * keyed (decision 0065), else by `communicationNumber` (MongoDB's index; FerretDB v1 scans). Whether a
+ * collection is keyed is read once per collection (a replay switches to a new name); an unkeyed one is
+ * asked again after 30 s.
+ */
+export class CommunicationEventsLookup {
+  private readonly known = new Map<string, { keyed: boolean; at: number }>();
+
+  async filter<T extends Document>(
+    collection: Collection<T>,
+    communicationNumber: string,
+  ): Promise<Filter<T>> {
+    const hit = this.known.get(collection.collectionName);
+    let keyed = hit?.keyed;
+    if (keyed === undefined || (!keyed && Date.now() - hit!.at > KEYED_UNKNOWN_MS)) {
+      keyed =
+        (await (collection as unknown as Collection<Document>).findOne(
+          { _id: COMMUNICATION_KEYS_MARKER } as unknown as Filter<Document>,
+          { projection: { _id: 1 } },
+        )) !== null;
+      this.known.set(collection.collectionName, { keyed, at: Date.now() });
+    }
+    const filter = keyed
+      ? { _id: { $regex: `^${communicationKey(communicationNumber)}` }, communicationNumber }
+      : { communicationNumber };
+    return filter as unknown as Filter<T>;
+  }
+}
+
 function groupId(ids: readonly string[]): string {
   if (ids.length === 1) return ids[0]!;
   const digest = createHash('sha256').update(ids.join('\n')).digest('base64url').slice(0, 22);
@@ -29,8 +100,8 @@ function groupId(ids: readonly string[]): string {
 /**
  * Folds the events one write sees together into `communication_events` documents (decision 0050): one per
  * business unit and communication, in the order given, sliced at `max` events. The same events always make
- * the same documents (`_id` from their ids: a group of one keeps the event id, as the documents written
- * before did), so a write repeated after a failure collides instead of doubling; an event given twice counts
+ * the same documents (`_id`: the communication's key, decision 0065, then their ids: a group of one the
+ * event id), so a write repeated after a failure collides instead of doubling; an event given twice counts
  * once.
  */
 export function groupCommunicationEvents(
@@ -62,12 +133,13 @@ export function groupCommunicationEvents(
   }
   const docs: CommunicationEventsDoc[] = [];
   for (const g of groups.values()) {
+    const key = communicationKey(g.communicationNumber);
     let ids: string[] = [];
     let parts: string[] = [];
     let bytes = 0;
     const cut = () => {
       docs.push({
-        _id: groupId(ids),
+        _id: key + groupId(ids),
         businessUnit: g.businessUnit,
         communicationNumber: g.communicationNumber,
         count: ids.length,
@@ -109,6 +181,7 @@ export function communicationEventsOf(
     out.push(e);
   };
   for (const doc of docs) {
+    if (doc._id === COMMUNICATION_KEYS_MARKER) continue;
     if (isGroup(doc)) {
       for (const entry of JSON.parse(doc.events) as CommunicationEventEntry[])
         keep({ ...entry, businessUnit: doc.businessUnit, communicationNumber: doc.communicationNumber });

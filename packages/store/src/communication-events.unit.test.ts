@@ -1,6 +1,7 @@
 import {
   MAX_COMMUNICATION_DOC_CHARS,
   communicationEventsOf,
+  communicationKey,
   groupCommunicationEvents,
 } from './communication-events';
 import type { CommunicationEventDoc, ProjectedCommunicationEvent } from './read-models';
@@ -50,8 +51,10 @@ describe('communication_events documents (decision 0050)', () => {
         data: { channel: 'BATCH' },
       },
     ]);
-    // A group of one keeps the event id, as the one-event documents written before did.
-    expect(docs[1]!._id).toBe('x');
+    // Every _id starts with its communication's key (decision 0065); a group of one then the event id.
+    expect(docs[1]!._id).toBe(`${communicationKey('comm-2')}x`);
+    expect(docs[0]!._id.startsWith(communicationKey('comm-1'))).toBe(true);
+    expect(docs[2]!._id.startsWith(communicationKey('comm-1'))).toBe(true);
   });
 
   it('gives the same events the same _id (a repeated write collides), other cuts other ids', () => {

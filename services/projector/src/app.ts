@@ -1,7 +1,7 @@
 import { Counter, type Logger } from '@crs/runtime';
 import type { CustomerEvent } from '@crs/contracts';
 import { AtLeastOnceConsumer } from '@crs/messaging';
-import { ProjectionCatalog, ensureProjectionIndexes } from '@crs/store';
+import { ProjectionCatalog, ensureProjectionIndexes, markCommunicationKeys } from '@crs/store';
 import { ServiceHost } from '@crs/host';
 import { eraseDataKey } from '@crs/privacy';
 import { MAX_CHUNK_EVENTS, applyCustomerEvents } from './projections/apply-customer-events';
@@ -27,7 +27,10 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
         const mongo = await host.connectStore();
         const db = mongo.db;
         const catalog = new ProjectionCatalog(db);
-        await ensureProjectionIndexes(db, await catalog.customerProjections());
+        const projections = await catalog.customerProjections();
+        await ensureProjectionIndexes(db, projections);
+        // A collection that starts empty holds communication_events keyed by communication (decision 0065).
+        await markCommunicationKeys(db.collection(projections.communication_events));
         const { topics, consumerOptions } = await host.connectMessaging();
         // The versions of the customer documents of the partitions this instance owns (decision 0012).
         const versions = new StreamVersions();

@@ -6,6 +6,7 @@ import {
   CustomerProjectionNames,
   ProjectionCatalog,
   ensureProjectionIndexes,
+  markCommunicationKeys,
   groupCommunicationEvents,
   type ProjectedCommunicationEvent,
 } from '@crs/store';
@@ -104,6 +105,8 @@ export async function replayProjections(opts: {
       .collection(n)
       .drop()
       .catch(() => undefined);
+  // Every document the replay writes is keyed by its communication (decision 0065).
+  await markCommunicationKeys(db.collection(names.communication_events), { fresh: true });
   const started = Date.now();
   const memory = new InMemoryProjection({ keepHistory: false });
   const inserter = new BulkInserter(db, { batch: MAX_BULK_OPERATIONS, maxInFlight: 3 });

@@ -4,7 +4,12 @@ import type { Db } from 'mongodb';
 import type { Logger } from '@crs/runtime';
 import type { Messaging } from '@crs/messaging';
 import type { CustomerEvent, OperationTopicEvent } from '@crs/contracts';
-import { ProjectionCatalog, communicationEventsOf, type CommunicationEventsDoc } from '@crs/store';
+import {
+  CommunicationEventsLookup,
+  ProjectionCatalog,
+  communicationEventsOf,
+  type CommunicationEventsDoc,
+} from '@crs/store';
 import { ROOT, type TestCluster, type TestReceiver } from '@crs/testing';
 import { runLoad, type LoadOptions, type RequestRecord } from './load';
 import {
@@ -254,15 +259,16 @@ async function settleAndCheck(
   const ours = log.filter((e) => commSet.has(e.correlationId));
   // The projector applies each partition in order: it has caught up once the last event of every
   // partition is in communication_events (folded per communication: decision 0050, so looked up by its
-  // communication). One find a second: on MongoDB by its index; on FerretDB v1 (SQLite) it reads the
-  // collection, which holds a few documents per communication since that decision.
+  // communication, by the key its documents' _ids start with: decision 0065, an index range on both stores).
   const events = await new ProjectionCatalog(h.db).collection<CommunicationEventsDoc>('communication_events');
+  const lookup = new CommunicationEventsLookup();
   const lastEvents = s.logTail.lastPerPartition();
   const projected = await settled(
     async () => {
-      const docs = await events
-        .find({ communicationNumber: { $in: [...new Set(lastEvents.map((e) => e.correlationId))] } })
-        .toArray();
+      const comms = [...new Set(lastEvents.map((e) => e.correlationId))];
+      const docs = (
+        await Promise.all(comms.map(async (c) => events.find(await lookup.filter(events, c)).toArray()))
+      ).flat();
       const there = new Set(communicationEventsOf(docs).map((e) => e.eventId));
       return lastEvents.every((e) => there.has(e.eventId));
     },

@@ -9,7 +9,13 @@ import type {
   CustomerDoc,
   ProjectionCatalog,
 } from '@crs/store';
-import { communicationEventsOf, customerFilter, readAssessment, readCustomerRecord } from '@crs/store';
+import {
+  CommunicationEventsLookup,
+  communicationEventsOf,
+  customerFilter,
+  readAssessment,
+  readCustomerRecord,
+} from '@crs/store';
 import type { CustomerPrivacy } from '@crs/privacy';
 import { authenticate, assertBusinessUnit, principalOf } from '../http/auth-middleware';
 
@@ -41,6 +47,7 @@ export function readRoutes(deps: {
 }): Router {
   const router = Router();
   const read = authenticate(deps.verifier, 'customers:read');
+  const communications = new CommunicationEventsLookup();
 
   router.get('/api/customers/:businessUnit/:customerExtId', read, async (req, res) => {
     const businessUnit = param(req.params.businessUnit, 'businessUnit');
@@ -87,12 +94,15 @@ export function readRoutes(deps: {
       const requested = typeof req.query.businessUnit === 'string' ? req.query.businessUnit : undefined;
       const allowed = allowedBusinessUnits(principal);
       if (requested) assertBusinessUnit(req, requested);
-      const filter: Record<string, unknown> = { communicationNumber };
-      if (requested) filter.businessUnit = requested;
-      else if (allowed !== '*') filter.businessUnit = { $in: [...allowed] };
       const collection = await deps.catalog.collection<CommunicationEventsDoc | CommunicationEventDoc>(
         'communication_events',
       );
+      // By the communication's key where the collection has one (decision 0065: no scan on FerretDB).
+      const filter: Record<string, unknown> = {
+        ...(await communications.filter(collection, communicationNumber)),
+      };
+      if (requested) filter.businessUnit = requested;
+      else if (allowed !== '*') filter.businessUnit = { $in: [...allowed] };
       // Documents fold a communication's events (decision 0050; one event each before it): read them all,
       // each event once, in the order the endpoint has always answered, at most MAX_EVENTS of them.
       const docs = communicationEventsOf(await collection.find(filter).limit(MAX_DOCUMENTS).toArray())

@@ -1,5 +1,6 @@
 import {
   communicationEventsOf,
+  communicationKey,
   groupCommunicationEvents,
   readAssessment,
   readCustomerRecord,
@@ -135,7 +136,12 @@ describe('projectCustomerEvent: a risk assessment (decision 0043)', () => {
       byName.communication_events as ProjectedCommunicationEvent,
     ]);
     expect(more).toEqual([]);
-    expect(doc).toMatchObject({ _id: 'e-3', businessUnit: 'DEMO', communicationNumber: 'comm-3', count: 1 });
+    expect(doc).toMatchObject({
+      _id: `${communicationKey('comm-3')}e-3`,
+      businessUnit: 'DEMO',
+      communicationNumber: 'comm-3',
+      count: 1,
+    });
     expect(typeof doc!.events).toBe('string');
     expect(JSON.parse(doc!.events)).toEqual([
       expect.objectContaining({
