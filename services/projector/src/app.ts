@@ -30,7 +30,11 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
         const projections = await catalog.customerProjections();
         await ensureProjectionIndexes(db, projections);
         // A collection that starts empty holds communication_events keyed by communication (decision 0065).
-        await markCommunicationKeys(db.collection(projections.communication_events));
+        if (!(await markCommunicationKeys(db.collection(projections.communication_events))))
+          logger.warn(
+            { collection: projections.communication_events },
+            'communication_events holds documents from before decision 0065: the events pull endpoint reads it by communication number (a scan on FerretDB v1) until a replay (crs replay) rebuilds it keyed',
+          );
         const { topics, consumerOptions } = await host.connectMessaging();
         // The versions of the customer documents of the partitions this instance owns (decision 0012).
         const versions = new StreamVersions();
