@@ -8,6 +8,7 @@ import type {
   ProjectedCommunicationEvent,
 } from './read-models';
 import { readEventData } from './stored-json';
+import { insertNew } from './insert-new';
 
 /** At most this many events in one `communication_events` document (a batch communication has thousands). */
 export const MAX_EVENTS_PER_COMMUNICATION_DOC = 500;
@@ -38,6 +39,13 @@ export function communicationKey(communicationNumber: string): string {
  */
 export const COMMUNICATION_KEYS_MARKER = 'c~~keyed';
 
+const KEYS_MARKER = { _id: COMMUNICATION_KEYS_MARKER } as Document;
+
+/** Whether a `communication_events` collection holds the marker (one read by `_id`). */
+async function hasKeysMarker(collection: Collection<Document>): Promise<boolean> {
+  return (await collection.findOne(KEYS_MARKER, { projection: { _id: 1 } })) !== null;
+}
+
 /**
  * Marks a `communication_events` collection as keyed when it holds no documents yet (the projector at
  * start; a replay marks the collections it builds: `fresh`). Returns whether the collection is keyed.
@@ -47,15 +55,11 @@ export async function markCommunicationKeys(
   collection: Collection<Document>,
   opts: { fresh?: boolean } = {},
 ): Promise<boolean> {
-  const marker = { _id: COMMUNICATION_KEYS_MARKER } as Document;
-  if (await collection.findOne(marker, { projection: { _id: 1 } })) return true;
+  if (await hasKeysMarker(collection)) return true;
   // Without a sort FerretDB stops at the first document: no scan.
   if (!opts.fresh && (await collection.findOne({}, { projection: { _id: 1 } }))) return false;
-  try {
-    await collection.insertOne({ ...marker, keyedSince: new Date() });
-  } catch (err) {
-    if ((err as { code?: unknown }).code !== 11000) throw err;
-  }
+  // Another instance marking it at the same moment is as good (a duplicate key is not an error here).
+  await insertNew(collection, [{ ...KEYS_MARKER, keyedSince: new Date() }]);
   return true;
 }
 
@@ -77,11 +81,7 @@ export class CommunicationEventsLookup {
     const hit = this.known.get(collection.collectionName);
     let keyed = hit?.keyed;
     if (keyed === undefined || (!keyed && Date.now() - hit!.at > KEYED_UNKNOWN_MS)) {
-      keyed =
-        (await (collection as unknown as Collection<Document>).findOne(
-          { _id: COMMUNICATION_KEYS_MARKER } as unknown as Filter<Document>,
-          { projection: { _id: 1 } },
-        )) !== null;
+      keyed = await hasKeysMarker(collection as unknown as Collection<Document>);
       this.known.set(collection.collectionName, { keyed, at: Date.now() });
     }
     const filter = keyed

@@ -96,33 +96,38 @@ function history(): CustomerEvent[] {
   ];
 }
 
+/** One scratch database for the file; every test writes collections of its own (`namesFor`, `fresh`). */
+let client: MongoClient;
+let db: Db;
+beforeAll(async () => {
+  client = await new MongoClient(process.env.MONGODB_URI!).connect();
+  db = client.db(`crs_int_projection_${process.pid}`);
+});
+afterAll(async () => {
+  await db.dropDatabase();
+  await client.close();
+});
+
+/** The four read models' collections under one suffix. */
+const namesFor = (suffix: string): CollectionNames =>
+  Object.fromEntries(CustomerProjectionNames.map((n) => [n, `${n}_${suffix}`])) as CollectionNames;
+let run = 0;
+/** Collections no other test of the file uses. */
+const fresh = () => namesFor(`run${++run}`);
+/** What the read models hold (`projectionContents`: comparable across chunkings). */
+const snapshotOf = (names: CollectionNames) => projectionContents(db, names);
+
 describe('customer projection (real store)', () => {
-  let client: MongoClient;
-  let db: Db;
-  const names = (suffix: string): CollectionNames =>
-    Object.fromEntries(CustomerProjectionNames.map((n) => [n, `${n}_${suffix}`])) as CollectionNames;
-
-  const snapshot = (n: CollectionNames) => projectionContents(db, n);
-
-  beforeAll(async () => {
-    client = await new MongoClient(process.env.MONGODB_URI!).connect();
-    db = client.db(`crs_int_projection_${process.pid}`);
-  });
-  afterAll(async () => {
-    await db.dropDatabase();
-    await client.close();
-  });
-
   it('every event applied twice changes nothing the first application did not', async () => {
-    const once = names('once');
-    const twice = names('twice');
+    const once = namesFor('once');
+    const twice = namesFor('twice');
     await ensureProjectionIndexes(db, once);
     await ensureProjectionIndexes(db, twice);
     for (const e of history()) {
       await applyCustomerEvent(db, once, e);
       await applyCustomerEvent(db, twice, e);
       await applyCustomerEvent(db, twice, e);
-      expect(await snapshot(twice)).toEqual(await snapshot(once));
+      expect(await snapshotOf(twice)).toEqual(await snapshotOf(once));
     }
     const c = await db.collection(once.customers).findOne({ _id: 'DEMO:C-1' as never });
     expect(c).toMatchObject({
@@ -138,17 +143,17 @@ describe('customer projection (real store)', () => {
   });
 
   it('a whole history replayed over itself (redelivery after a crash) leaves the same state', async () => {
-    const n = names('replayed');
+    const n = namesFor('replayed');
     await ensureProjectionIndexes(db, n);
     const events = history();
     for (const e of events) await applyCustomerEvent(db, n, e);
-    const first = await snapshot(n);
+    const first = await snapshotOf(n);
     for (const e of events) await applyCustomerEvent(db, n, e);
-    expect(await snapshot(n)).toEqual(first);
+    expect(await snapshotOf(n)).toEqual(first);
   });
 
   it('a rejection alone never creates a customer document', async () => {
-    const n = names('rejected');
+    const n = namesFor('rejected');
     await applyCustomerEvent(
       db,
       n,
@@ -165,20 +170,9 @@ describe('customer projection (real store)', () => {
 });
 
 describe('in-memory replay executor', () => {
-  let client: MongoClient;
-  let db: Db;
-  beforeAll(async () => {
-    client = await new MongoClient(process.env.MONGODB_URI!).connect();
-    db = client.db(`crs_int_projection_mem_${process.pid}`);
-  });
-  afterAll(async () => {
-    await db.dropDatabase();
-    await client.close();
-  });
-
   it('writes exactly what the live executor writes, also when events are delivered twice', async () => {
-    const live = Object.fromEntries(CustomerProjectionNames.map((n) => [n, `${n}_live`])) as CollectionNames;
-    const bulk = Object.fromEntries(CustomerProjectionNames.map((n) => [n, `${n}_bulk`])) as CollectionNames;
+    const live = namesFor('live');
+    const bulk = namesFor('bulk');
     const events = [
       ...history(),
       ...history().map(
@@ -202,21 +196,6 @@ describe('in-memory replay executor', () => {
 });
 
 describe('chunked live executor', () => {
-  let client: MongoClient;
-  let db: Db;
-  beforeAll(async () => {
-    client = await new MongoClient(process.env.MONGODB_URI!).connect();
-    db = client.db(`crs_int_projection_chunk_${process.pid}`);
-  });
-  afterAll(async () => {
-    await db.dropDatabase();
-    await client.close();
-  });
-
-  const namesOf = (suffix: string) =>
-    Object.fromEntries(CustomerProjectionNames.map((n) => [n, `${n}_${suffix}`])) as CollectionNames;
-  const snapshotOf = (names: CollectionNames) => projectionContents(db, names);
-
   it('chunks of any size, interleaved customers and redelivered chunks leave what one-by-one leaves', async () => {
     const c2 = history().map(
       (e) =>
@@ -225,12 +204,12 @@ describe('chunked live executor', () => {
     const c1 = history();
     // Partition order per customer, the two customers interleaved as on one partition.
     const events = c1.flatMap((e, i) => [e, c2[i]!]);
-    const single = namesOf('single');
+    const single = namesFor('single');
     for (const e of events) await applyCustomerEvent(db, single, e);
     const expected = await snapshotOf(single);
 
     for (const size of [1, 3, 7, events.length]) {
-      const chunked = namesOf(`chunk${size}`);
+      const chunked = namesFor(`chunk${size}`);
       await ensureProjectionIndexes(db, chunked);
       for (let i = 0; i < events.length; i += size)
         await applyCustomerEvents(db, chunked, events.slice(i, i + size));
@@ -248,21 +227,6 @@ describe('chunked live executor', () => {
 // Decision 0012: one write per customer and chunk (an insert when it has no document yet), history in
 // unordered inserts, versions remembered between chunks. Against one-event-at-a-time as the reference.
 describe.each([false, true])('one write per customer and chunk (versions remembered: %s)', (remember) => {
-  let client: MongoClient;
-  let db: Db;
-  let run = 0;
-  beforeAll(async () => {
-    client = await new MongoClient(process.env.MONGODB_URI!).connect();
-    db = client.db(`crs_int_projection_fold_${remember}_${process.pid}`);
-  });
-  afterAll(async () => {
-    await db.dropDatabase();
-    await client.close();
-  });
-
-  const fresh = () =>
-    Object.fromEntries(CustomerProjectionNames.map((n) => [n, `${n}_${++run}`])) as CollectionNames;
-  const snapshotOf = (names: CollectionNames) => projectionContents(db, names);
   /** The reference: every event alone, in order. */
   const oneByOne = async (events: CustomerEvent[]) => {
     const names = fresh();
@@ -325,7 +289,7 @@ describe.each([false, true])('one write per customer and chunk (versions remembe
     const zombie = new StreamVersions();
     await applyCustomerEvents(db, names, events.slice(0, 5), zombie);
     // The partition moved: the new owner remembers nothing, reads version 5 and writes the rest.
-    await applyCustomerEvents(db, names, events.slice(5), new StreamVersions());
+    await applyCustomerEvents(db, names, events.slice(5), versionsFor());
     // The zombie's next chunk: it still remembers version 5 and writes 6-8 as an update.
     await applyCustomerEvents(db, names, events.slice(5, 8), zombie);
     expect(await snapshotOf(names)).toEqual(await oneByOne(events));
@@ -391,20 +355,6 @@ describe.each([false, true])('one write per customer and chunk (versions remembe
 // The live projector hands up to MAX_CHUNK_EVENTS events at once (decision 0051): more than one bulk write of
 // customers, history and version reads.
 describe('a chunk larger than one bulk write', () => {
-  let client: MongoClient;
-  let db: Db;
-  let run = 0;
-  beforeAll(async () => {
-    client = await new MongoClient(process.env.MONGODB_URI!).connect();
-    db = client.db(`crs_int_projection_large_${process.pid}`);
-  });
-  afterAll(async () => {
-    await db.dropDatabase();
-    await client.close();
-  });
-  const fresh = () =>
-    Object.fromEntries(CustomerProjectionNames.map((n) => [n, `${n}_${++run}`])) as CollectionNames;
-
   it.each([false, true])(
     'writes every customer and event once, also redelivered (versions remembered: %s)',
     async (remember) => {
