@@ -1,4 +1,5 @@
 import { verifyCallback } from '@crs/auth';
+import { OwnedCollections, communicationKey } from '@crs/store';
 import { TestCluster, TestReceiver, callbackJwks, eventually, localToken, uniqueId } from '@crs/testing';
 
 /** Callbacks that always arrive: retries, dead letters, redelivery and isolation between business units. */
@@ -121,6 +122,13 @@ describe('callbacks', () => {
     );
     expect(dead.every((d) => d.attempts === 4)).toBe(true);
     expect(demo.acceptedFor(comm)).toHaveLength(0);
+    // The log is keyed by communication (decision 0066): the log and redelivery read it by that _id prefix.
+    const stored = await (await cluster.ownDb('callback'))
+      .collection(OwnedCollections.deliveries)
+      .find({ communicationNumber: comm })
+      .toArray();
+    expect(stored).toHaveLength(3);
+    for (const d of stored) expect(String(d._id).startsWith(communicationKey(comm))).toBe(true);
 
     demo.mode = { kind: 'ok' };
     const res = await cluster.fetch('/api/callbacks/redeliver', {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Collection, Db, Document, Filter } from 'mongodb';
+import type { Db, Document } from 'mongodb';
 import { CustomerProjectionNames, type CustomerProjectionName } from './collections';
 import type {
   CommunicationEventDoc,
@@ -8,7 +8,7 @@ import type {
   ProjectedCommunicationEvent,
 } from './read-models';
 import { readEventData } from './stored-json';
-import { insertNew } from './insert-new';
+import { COMMUNICATION_KEYS_MARKER, communicationKey } from './communication-keys';
 
 /** At most this many events in one `communication_events` document (a batch communication has thousands). */
 export const MAX_EVENTS_PER_COMMUNICATION_DOC = 500;
@@ -19,76 +19,6 @@ export const MAX_COMMUNICATION_DOC_CHARS = 1024 * 1024;
 export interface CommunicationEvent extends CommunicationEventEntry {
   businessUnit: string;
   communicationNumber: string;
-}
-
-/**
- * The start of the `_id` of every `communication_events` document of a communication (decision 0065):
- * `c~`, 22 characters of the SHA-256 of the communication number (base64url), `:`. A reader asks for
- * `{_id: {$regex: '^' + key}}`, which MongoDB serves from the `_id` index and FerretDB v1 too (our patch
- * 0007 pushes such a literal prefix down as a range): a communication's documents without a scan of the
- * collection, whatever business unit sent it.
- */
-export function communicationKey(communicationNumber: string): string {
-  return `c~${createHash('sha256').update(communicationNumber).digest('base64url').slice(0, 22)}:`;
-}
-
-/**
- * The `_id` of the document that says a `communication_events` collection holds keyed documents only
- * (every document's `_id` starts with its `communicationKey`). Collections from before decision 0065 lack
- * it and are read by `communicationNumber`, as before, until a replay rebuilds them.
- */
-export const COMMUNICATION_KEYS_MARKER = 'c~~keyed';
-
-const KEYS_MARKER = { _id: COMMUNICATION_KEYS_MARKER } as Document;
-
-/** Whether a `communication_events` collection holds the marker (one read by `_id`). */
-async function hasKeysMarker(collection: Collection<Document>): Promise<boolean> {
-  return (await collection.findOne(KEYS_MARKER, { projection: { _id: 1 } })) !== null;
-}
-
-/**
- * Marks a `communication_events` collection as keyed when it holds no documents yet (the projector at
- * start; a replay marks the collections it builds: `fresh`). Returns whether the collection is keyed.
- * Idempotent; a collection that already holds unkeyed documents stays unmarked.
- */
-export async function markCommunicationKeys(
-  collection: Collection<Document>,
-  opts: { fresh?: boolean } = {},
-): Promise<boolean> {
-  if (await hasKeysMarker(collection)) return true;
-  // Without a sort FerretDB stops at the first document: no scan.
-  if (!opts.fresh && (await collection.findOne({}, { projection: { _id: 1 } }))) return false;
-  // Another instance marking it at the same moment is as good (a duplicate key is not an error here).
-  await insertNew(collection, [{ ...KEYS_MARKER, keyedSince: new Date() }]);
-  return true;
-}
-
-const KEYED_UNKNOWN_MS = 30_000;
-
-/**
- * The filter of a communication's `communication_events` documents, by its key where the collection is
- * keyed (decision 0065), else by `communicationNumber` (MongoDB's index; FerretDB v1 scans). Whether a
- * collection is keyed is read once per collection (a replay switches to a new name); an unkeyed one is
- * asked again after 30 s.
- */
-export class CommunicationEventsLookup {
-  private readonly known = new Map<string, { keyed: boolean; at: number }>();
-
-  async filter<T extends Document>(
-    collection: Collection<T>,
-    communicationNumber: string,
-  ): Promise<Filter<T>> {
-    const hit = this.known.get(collection.collectionName);
-    let keyed = hit?.keyed;
-    if (keyed === undefined || (!keyed && Date.now() - hit!.at > KEYED_UNKNOWN_MS)) {
-      keyed = await hasKeysMarker(collection as unknown as Collection<Document>);
-      this.known.set(collection.collectionName, { keyed, at: Date.now() });
-    }
-    const filter = keyed
-      ? { _id: { $regex: `^${communicationKey(communicationNumber)}` }, communicationNumber }
-      : { communicationNumber };
-    return filter as unknown as Filter<T>;
-  }
 }
 
 function groupId(ids: readonly string[]): string {

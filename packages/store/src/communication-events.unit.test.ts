@@ -1,9 +1,9 @@
 import {
   MAX_COMMUNICATION_DOC_CHARS,
   communicationEventsOf,
-  communicationKey,
   groupCommunicationEvents,
 } from './communication-events';
+import { communicationKey } from './communication-keys';
 import type { CommunicationEventDoc, ProjectedCommunicationEvent } from './read-models';
 
 function event(id: string, over: Partial<ProjectedCommunicationEvent> = {}): ProjectedCommunicationEvent {

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient, ObjectId, type Db, type Document } from 'mongodb';
+import { communicationEventsOf, groupCommunicationEvents } from './communication-events';
 import {
   COMMUNICATION_KEYS_MARKER,
-  CommunicationEventsLookup,
-  communicationEventsOf,
+  CommunicationKeyLookup,
   communicationKey,
-  groupCommunicationEvents,
   markCommunicationKeys,
-} from './communication-events';
+} from './communication-keys';
 import type { ProjectedCommunicationEvent } from './read-models';
 
 /**
@@ -105,7 +104,7 @@ describe('communication_events read by their communication key', () => {
   });
 
   it('the lookup reads a keyed collection by key and a collection from before by communication number', async () => {
-    const lookup = new CommunicationEventsLookup();
+    const lookup = new CommunicationKeyLookup();
     const keyed = db.collection('lookup_keyed');
     await markCommunicationKeys(keyed);
     await keyed.insertMany(

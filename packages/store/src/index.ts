@@ -7,6 +7,7 @@ export * from './find-by-ids';
 export * from './lease';
 export * from './stored-json';
 export * from './communication-events';
+export * from './communication-keys';
 export type * from './read-models';
 export * from './pages-by-id';
 export * from './stream-filters';

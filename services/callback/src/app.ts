@@ -50,6 +50,12 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
         // docs/privacy.md: queued payloads stay encrypted; they are decrypted for each request only.
         const privacy = CustomerPrivacy.fromConfig(config, mongo.ownDb('keys'), config.PRIVACY_REQUIRED);
         await store.ensureIndexes();
+        // decision 0066: a log that is empty now is keyed by communication; one written before keeps its ids.
+        const keyed = await store.markKeys();
+        if (!keyed)
+          logger.warn(
+            'callback_deliveries holds deliveries written before its keys (decision 0066): the delivery-log API and redeliver by communication read the whole log on FerretDB (docs/operations.md)',
+          );
         const restored = await store.restoreQueue();
         if (restored > 0) logger.info({ restored }, 'pending callbacks put back in the queue');
         const clock = () => new Date();
@@ -142,7 +148,7 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
               if (m.value.type === 'PersonalDataErased') {
                 await privacy.applyErasure(m.value.streamId, m.value.data.keyId);
               }
-              for (const d of deliveriesOf([m.value], routing, now)) {
+              for (const d of deliveriesOf([m.value], routing, now, keyed)) {
                 deliveries.push(d);
                 offsets.push(Number(m.offset));
               }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient, type Db } from 'mongodb';
 import { DeliveryStore, type NewDelivery } from './delivery-store';
+import { deliveryId } from './deliveries-of';
 
 /**
  * The callback queue against the real MongoDB-compatible store (FerretDB locally): only pending
@@ -179,6 +180,56 @@ describe('DeliveryStore (callback queue)', () => {
       status: 'pending',
       attempts: 0,
     });
+  });
+
+  it('a log that starts empty is keyed by communication: a communication is read and redelivered by its key, from the _id index (decision 0066)', async () => {
+    expect(await store.markKeys()).toBe(true);
+    expect(await store.markKeys()).toBe(true);
+    const keyed = (n: number, comm: string, bu = 'DEMO') =>
+      delivery(n, {
+        _id: deliveryId({ eventId: `e-${n}`, correlationId: comm }, 'ep-1', true),
+        communicationNumber: comm,
+        businessUnit: bu,
+      });
+    for (const d of [keyed(1, 'comm-A'), keyed(2, 'comm-B'), keyed(3, 'comm-A'), keyed(4, 'comm-A', 'OTHER')])
+      await store.enqueue(d, T0);
+
+    const filter = { ...(await store.communicationFilter('comm-A')), businessUnit: 'DEMO' };
+    const plan = await db.command({ explain: { find: store.collection.collectionName, filter } });
+    if (plan.serverInfo?.ferretdbVersion !== undefined)
+      expect(JSON.stringify(plan)).toMatch(/USING INDEX \S+__id_/);
+    else expect(JSON.stringify(plan)).not.toContain('COLLSCAN');
+
+    expect((await store.ofCommunication('DEMO', 'comm-A', 10)).map((d) => d.eventId)).toEqual(['e-1', 'e-3']);
+    expect((await store.ofCommunication('OTHER', 'comm-A', 10)).map((d) => d.eventId)).toEqual(['e-4']);
+    expect(await store.ofCommunication('DEMO', 'comm-C', 10)).toEqual([]);
+
+    // Dead-letter comm-A's first delivery: redelivery by communication finds it by key, and only it.
+    for (const entry of await store.due(T0, 10)) {
+      const d = await store.claim(entry, T0, at(30));
+      await store.recordAttempt(
+        d!,
+        { at: T0, status: 503, ms: 1 },
+        { status: d!.eventId === 'e-1' ? 'dead' : 'delivered' },
+      );
+    }
+    expect(await store.redeliver({ businessUnit: 'DEMO', communicationNumber: 'comm-B' }, at(100))).toBe(0);
+    expect(await store.redeliver({ communicationNumber: 'comm-A' }, at(100))).toBe(1);
+    expect((await store.due(at(100), 10)).map((e) => e._id)).toEqual([keyed(1, 'comm-A')._id]);
+    // The marker is no delivery: not restored to the queue, not counted, not redelivered.
+    expect(await store.restoreQueue()).toBe(0);
+    expect(await store.pendingCount()).toBe(1);
+    expect(await store.redeliver({ deadOnly: false, businessUnit: 'DEMO' }, at(200))).toBe(3);
+  });
+
+  it('a log written before its keys stays unkeyed, and is read and redelivered by communication number as before', async () => {
+    await store.enqueue(delivery(1), T0);
+    expect(await store.markKeys()).toBe(false);
+    expect(await store.collection.countDocuments()).toBe(1);
+    expect((await store.ofCommunication('DEMO', 'comm-1', 10)).map((d) => d._id)).toEqual(['e-1|ep-1']);
+    const d = await store.claim((await store.due(T0, 1))[0]!, T0, at(30));
+    await store.recordAttempt(d!, { at: T0, status: 503, ms: 1 }, { status: 'dead' });
+    expect(await store.redeliver({ businessUnit: 'DEMO', communicationNumber: 'comm-1' }, at(100))).toBe(1);
   });
 
   it('order per customer: a later event waits while an earlier one of the same lane is pending', async () => {

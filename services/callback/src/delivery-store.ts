@@ -1,5 +1,11 @@
-import type { Collection, Db } from 'mongodb';
-import { OwnedCollections, findByIds, insertNew } from '@crs/store';
+import type { Collection, Db, Document, Filter } from 'mongodb';
+import {
+  CommunicationKeyLookup,
+  OwnedCollections,
+  findByIds,
+  insertNew,
+  markCommunicationKeys,
+} from '@crs/store';
 
 import type {
   DeliveryAttempt,
@@ -92,6 +98,8 @@ export class DeliveryStore {
   readonly progress: Collection<ProgressDoc>;
   /** Claims in flight per queue entry in this process (see claim). */
   private readonly claiming = new Map<string, Promise<unknown>>();
+  /** Whether the log is keyed by communication, read from it (the delivery-log API, `redeliver`). */
+  private readonly byCommunication = new CommunicationKeyLookup();
 
   constructor(db: Db) {
     this.collection = db.collection<StoredDelivery>(OwnedCollections.deliveries);
@@ -104,6 +112,15 @@ export class DeliveryStore {
     await this.collection.createIndex({ businessUnit: 1, communicationNumber: 1 });
     await this.queue.createIndex({ nextAttemptAt: 1 });
     await this.queue.createIndex({ streamId: 1 });
+  }
+
+  /**
+   * Marks the delivery log as keyed by communication when it is empty (decision 0066), at the callback
+   * service's start. Returns whether it is keyed: the `_id`s the service then writes (`deliveryId`). A log
+   * written before keeps its `_id` form for good, so a message consumed again always finds its delivery.
+   */
+  async markKeys(): Promise<boolean> {
+    return markCommunicationKeys(this.collection as unknown as Collection<Document>);
   }
 
   /** Queues an event for an endpoint once; a repeated call for a delivery that ended changes nothing. */
@@ -226,14 +243,22 @@ export class DeliveryStore {
     return new Map([...docs].map(([id, d]) => [id, d.status]));
   }
 
-  /** The deliveries of one communication, oldest first: at most `limit` (the delivery-log API). */
+  /**
+   * The filter of one communication's deliveries: by its key in a keyed log (read from the `_id` index,
+   * decision 0066), else by `communicationNumber` (MongoDB's index; FerretDB v1 reads the whole log).
+   */
+  async communicationFilter(communicationNumber: string): Promise<Filter<StoredDelivery>> {
+    return this.byCommunication.filter(this.collection, communicationNumber);
+  }
+
+  /** The deliveries of one communication, by `_id` (event id, then endpoint): at most `limit` (the delivery-log API). */
   async ofCommunication(
     businessUnit: string,
     communicationNumber: string,
     limit: number,
   ): Promise<DeliveryDoc[]> {
     const docs = await this.collection
-      .find({ businessUnit, communicationNumber })
+      .find({ ...(await this.communicationFilter(communicationNumber)), businessUnit })
       .sort({ _id: 1 })
       .limit(limit)
       .toArray();
@@ -348,10 +373,11 @@ export class DeliveryStore {
 
   /** Puts dead-lettered (or chosen) deliveries back in the queue with a fresh attempt budget. */
   async redeliver(filter: RedeliverFilter, now: Date): Promise<number> {
-    const q: Record<string, unknown> = {};
+    const q: Record<string, unknown> = filter.communicationNumber
+      ? { ...(await this.communicationFilter(filter.communicationNumber)) }
+      : {};
     if (filter.eventIds?.length) q.eventId = { $in: filter.eventIds };
     if (filter.businessUnit) q.businessUnit = filter.businessUnit;
-    if (filter.communicationNumber) q.communicationNumber = filter.communicationNumber;
     if (filter.deadOnly !== false) q.status = 'dead';
     const chosen = await this.collection.find(q, { projection: LANE }).toArray();
     for (const d of chosen) {

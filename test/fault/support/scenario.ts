@@ -5,7 +5,7 @@ import type { Logger } from '@crs/runtime';
 import type { Messaging } from '@crs/messaging';
 import type { CustomerEvent, OperationTopicEvent } from '@crs/contracts';
 import {
-  CommunicationEventsLookup,
+  CommunicationKeyLookup,
   ProjectionCatalog,
   communicationEventsOf,
   type CommunicationEventsDoc,
@@ -261,7 +261,7 @@ async function settleAndCheck(
   // partition is in communication_events (folded per communication: decision 0050, so looked up by its
   // communication, by the key its documents' _ids start with: decision 0065, an index range on both stores).
   const events = await new ProjectionCatalog(h.db).collection<CommunicationEventsDoc>('communication_events');
-  const lookup = new CommunicationEventsLookup();
+  const lookup = new CommunicationKeyLookup();
   const lastEvents = s.logTail.lastPerPartition();
   const projected = await settled(
     async () => {

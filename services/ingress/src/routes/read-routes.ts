@@ -10,7 +10,7 @@ import type {
   ProjectionCatalog,
 } from '@crs/store';
 import {
-  CommunicationEventsLookup,
+  CommunicationKeyLookup,
   communicationEventsOf,
   customerFilter,
   readAssessment,
@@ -47,7 +47,7 @@ export function readRoutes(deps: {
 }): Router {
   const router = Router();
   const read = authenticate(deps.verifier, 'customers:read');
-  const communications = new CommunicationEventsLookup();
+  const communications = new CommunicationKeyLookup();
 
   router.get('/api/customers/:businessUnit/:customerExtId', read, async (req, res) => {
     const businessUnit = param(req.params.businessUnit, 'businessUnit');

@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import type { Collection, Document, Filter } from 'mongodb';
+import { insertNew } from './insert-new';
+
+/**
+ * Collections keyed by communication: the `_id` of each document starts with its communication's key, so
+ * that a communication's documents are read from the `_id` index instead of a scan on FerretDB v1, whose
+ * SQLite backend uses no secondary index. `communication_events` (decision 0065, read by the events pull
+ * endpoint) and the callback delivery log `callback_deliveries` (decision 0066, read by the delivery-log
+ * API and `redeliver`).
+ *
+ * The key: `c~`, 22 characters of the SHA-256 of the communication number (base64url), `:`. A reader asks
+ * for `{_id: {$regex: '^' + key}}`, which MongoDB serves from the `_id` index and FerretDB v1 too (our
+ * patch 0007 pushes such a literal prefix down as a range), whatever business unit sent it.
+ */
+export function communicationKey(communicationNumber: string): string {
+  return `c~${createHash('sha256').update(communicationNumber).digest('base64url').slice(0, 22)}:`;
+}
+
+/**
+ * The `_id` of the document that says a collection holds keyed documents only (every document's `_id`
+ * starts with its `communicationKey`). Collections written before their keys (decisions 0065, 0066) lack it
+ * and are read by `communicationNumber`, as before (a replay rebuilds `communication_events` keyed).
+ */
+export const COMMUNICATION_KEYS_MARKER = 'c~~keyed';
+
+const KEYS_MARKER = { _id: COMMUNICATION_KEYS_MARKER } as Document;
+
+/** Whether a collection holds the marker (one read by `_id`). */
+async function hasKeysMarker(collection: Collection<Document>): Promise<boolean> {
+  return (await collection.findOne(KEYS_MARKER, { projection: { _id: 1 } })) !== null;
+}
+
+/**
+ * Marks a collection as keyed when it holds no documents yet (its writer at start: the projector, the
+ * callback service; a replay marks the collections it builds: `fresh`). Returns whether the collection is
+ * keyed, which tells its writer which `_id`s to write. Idempotent; a collection that already holds unkeyed
+ * documents stays unmarked.
+ */
+export async function markCommunicationKeys(
+  collection: Collection<Document>,
+  opts: { fresh?: boolean } = {},
+): Promise<boolean> {
+  if (await hasKeysMarker(collection)) return true;
+  // Without a sort FerretDB stops at the first document: no scan.
+  if (!opts.fresh && (await collection.findOne({}, { projection: { _id: 1 } }))) return false;
+  // Another instance marking it at the same moment is as good (a duplicate key is not an error here).
+  await insertNew(collection, [{ ...KEYS_MARKER, keyedSince: new Date() }]);
+  return true;
+}
+
+const KEYED_UNKNOWN_MS = 30_000;
+
+/**
+ * The filter of a communication's documents in a collection keyed by communication: by its key where the
+ * collection is keyed, else by `communicationNumber` (MongoDB's index; FerretDB v1 scans). Whether a
+ * collection is keyed is read once per collection (a replay switches to a new name); an unkeyed one is
+ * asked again after 30 s.
+ */
+export class CommunicationKeyLookup {
+  private readonly known = new Map<string, { keyed: boolean; at: number }>();
+
+  async filter<T extends Document>(
+    collection: Collection<T>,
+    communicationNumber: string,
+  ): Promise<Filter<T>> {
+    const hit = this.known.get(collection.namespace);
+    let keyed = hit?.keyed;
+    if (keyed === undefined || (!keyed && Date.now() - hit!.at > KEYED_UNKNOWN_MS)) {
+      keyed = await hasKeysMarker(collection as unknown as Collection<Document>);
+      this.known.set(collection.namespace, { keyed, at: Date.now() });
+    }
+    const filter = keyed
+      ? { _id: { $regex: `^${communicationKey(communicationNumber)}` }, communicationNumber }
+      : { communicationNumber };
+    return filter as unknown as Filter<T>;
+  }
+}
