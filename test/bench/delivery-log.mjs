@@ -6,7 +6,8 @@
 //   node test/bench/delivery-log.mjs      (after `npm run build`, with the local stack up)
 // BENCH_DLOG_COMMUNICATIONS (default 100,000; three deliveries each, CloudEvents of about 1.4 KB),
 // BENCH_DLOG_ROUNDS (2; the two logs read alternately, three reads of an early, a middle and a late
-// communication per round). The two scratch databases are dropped at the end.
+// communication per round). Also times the callback service's read at start (`restoreQueue`: pending
+// deliveries by status). The two scratch databases are dropped at the end.
 import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -89,6 +90,12 @@ async function main() {
       unkeyed: await fill(client, names.unkeyed, false),
       keyed: await fill(client, names.keyed, true),
     };
+    // What the callback service reads at every start (pending deliveries without a queue entry): by status.
+    for (const form of ['unkeyed', 'keyed']) {
+      const t0 = process.hrtime.bigint();
+      const restored = await stores[form].restoreQueue();
+      console.log(`${form} log: restoreQueue at start ${ms(t0).toFixed(0)} ms (${restored} restored)`);
+    }
     const picks = { early: 5, middle: Math.floor(communications / 2), late: communications - 5 };
     for (let r = 0; r < rounds; r++) {
       for (const form of ['unkeyed', 'keyed']) {

@@ -50,14 +50,17 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
         // docs/privacy.md: queued payloads stay encrypted; they are decrypted for each request only.
         const privacy = CustomerPrivacy.fromConfig(config, mongo.ownDb('keys'), config.PRIVACY_REQUIRED);
         await store.ensureIndexes();
-        // decision 0066: a log that is empty now is keyed by communication; one written before keeps its ids.
+        // decision 0066: a log that is empty now is keyed by communication; one written before keeps its ids,
+        // and may hold what older releases' writes left, repaired here (decision 0067: a scan of the whole
+        // log on FerretDB). A keyed log has nothing to repair.
         const keyed = await store.markKeys();
-        if (!keyed)
+        if (!keyed) {
           logger.warn(
-            'callback_deliveries holds deliveries written before its keys (decision 0066): the delivery-log API and redeliver by communication read the whole log on FerretDB (docs/operations.md)',
+            'callback_deliveries holds deliveries written before its keys (decision 0066): the delivery-log API and redeliver by communication read the whole log on FerretDB, and so does every start (docs/operations.md)',
           );
-        const restored = await store.restoreQueue();
-        if (restored > 0) logger.info({ restored }, 'pending callbacks put back in the queue');
+          const restored = await store.restoreQueue();
+          if (restored > 0) logger.info({ restored }, 'pending callbacks put back in the queue');
+        }
         const clock = () => new Date();
         // The delivery log and redelivery, forwarded by the ingress (/api/callbacks/*: decision 0026).
         api = new RedeliveryApi({

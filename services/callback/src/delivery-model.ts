@@ -51,6 +51,11 @@ export interface QueueEntry {
   nextAttemptAt: Date;
   /** Attempts made so far in the current budget (reset by a redelivery). */
   attempts: number;
+  /**
+   * Set by a redelivery (decision 0067): the claim takes the delivery back in the log (status `pending`)
+   * when the log still says it ended, instead of dropping the entry.
+   */
+  redelivery?: boolean;
 }
 
 export type NewDelivery = Omit<DeliveryDoc, 'status' | 'attempts' | 'log' | 'createdAt'>;

@@ -57,10 +57,13 @@ describe('DeliveryStore (callback queue)', () => {
   afterAll(async () => {
     await client.close();
   });
+  /** A delivery in the log and the queue, not tried yet: what a consumed batch writes for one it queues. */
+  const enqueue = (d: NewDelivery, now: Date) =>
+    store.recordBatch([{ delivery: d, status: 'pending', attempts: 0, nextAttemptAt: d.nextAttemptAt }], now);
 
   it('keeps only pending deliveries in the queue: a delivered one leaves it, the log stays', async () => {
-    await store.enqueue(delivery(1), T0);
-    await store.enqueue(delivery(2), T0);
+    await enqueue(delivery(1), T0);
+    await enqueue(delivery(2), T0);
     expect((await store.due(T0, 10)).map((e) => e._id)).toEqual(['e-1|ep-1', 'e-2|ep-1']);
 
     const [first] = await store.due(T0, 1);
@@ -83,7 +86,7 @@ describe('DeliveryStore (callback queue)', () => {
     const sent = delivery(1, {
       cloudEvent: { ...delivery(1).cloudEvent, data: { level: 'HIGH', factors: [{ id: 'PEP' }] } },
     });
-    await store.enqueue(sent, T0);
+    await enqueue(sent, T0);
     const raw = await store.collection.findOne({ _id: 'e-1|ep-1' });
     expect(typeof raw!.cloudEvent).toBe('string');
     expect(JSON.parse(raw!.cloudEvent as string)).toEqual(sent.cloudEvent);
@@ -109,14 +112,14 @@ describe('DeliveryStore (callback queue)', () => {
   });
 
   it('a repeated enqueue (the Kafka message consumed again) neither duplicates nor revives a delivery', async () => {
-    await store.enqueue(delivery(1), T0);
-    await store.enqueue(delivery(1), at(5));
+    await enqueue(delivery(1), T0);
+    await enqueue(delivery(1), at(5));
     expect(await store.collection.countDocuments()).toBe(1);
     expect(await store.queue.countDocuments()).toBe(1);
 
     const claimed = await store.claim((await store.due(T0, 1))[0]!, T0, at(30));
     await store.recordAttempt(claimed!, { at: T0, status: 200, ms: 1 }, { status: 'delivered' });
-    await store.enqueue(delivery(1), at(60));
+    await enqueue(delivery(1), at(60));
     expect(await store.queue.countDocuments()).toBe(0);
     expect(await store.collection.findOne({ _id: 'e-1|ep-1' })).toMatchObject({
       status: 'delivered',
@@ -125,7 +128,7 @@ describe('DeliveryStore (callback queue)', () => {
   });
 
   it('only one of two claimers wins, and the loser stops polling the entry until the lease ends', async () => {
-    await store.enqueue(delivery(1), T0);
+    await enqueue(delivery(1), T0);
     const [entry] = await store.due(T0, 1);
     const [a, b] = await Promise.all([store.claim(entry!, T0, at(30)), store.claim(entry!, T0, at(30))]);
     expect([a, b].filter(Boolean)).toHaveLength(1);
@@ -136,7 +139,7 @@ describe('DeliveryStore (callback queue)', () => {
   });
 
   it('a failed attempt reschedules the queue entry; the last one dead-letters and empties the queue', async () => {
-    await store.enqueue(delivery(1), T0);
+    await enqueue(delivery(1), T0);
     const d = await store.claim((await store.due(T0, 1))[0]!, T0, at(30));
     await store.recordAttempt(
       d!,
@@ -160,8 +163,8 @@ describe('DeliveryStore (callback queue)', () => {
   });
 
   it('redelivery puts dead-lettered deliveries back in the queue with a fresh budget, chosen ones by event id', async () => {
-    await store.enqueue(delivery(1), T0);
-    await store.enqueue(delivery(2), T0);
+    await enqueue(delivery(1), T0);
+    await enqueue(delivery(2), T0);
     for (const entry of await store.due(T0, 10)) {
       const d = await store.claim(entry, T0, at(30));
       await store.recordAttempt(
@@ -175,11 +178,45 @@ describe('DeliveryStore (callback queue)', () => {
     expect(await store.redeliver({ businessUnit: 'DEMO', communicationNumber: 'comm-2' }, at(100))).toBe(0);
     expect(await store.redeliver({ businessUnit: 'DEMO', communicationNumber: 'comm-1' }, at(100))).toBe(1);
     expect(await store.redeliver({ eventIds: ['e-2'], deadOnly: false }, at(100))).toBe(1);
-    expect((await store.due(at(100), 10)).map((e) => e._id).sort()).toEqual(['e-1|ep-1', 'e-2|ep-1']);
+    const due = await store.due(at(100), 10);
+    expect(due.map((e) => [e._id, e.attempts, e.redelivery])).toEqual([
+      ['e-1|ep-1', 0, true],
+      ['e-2|ep-1', 0, true],
+    ]);
+    // One write, to the queue (decision 0067): the log takes each delivery back when its entry is claimed.
+    expect(await store.collection.findOne({ _id: 'e-1|ep-1' })).toMatchObject({ status: 'dead' });
+    expect(await store.claim(due[0]!, at(100), at(130))).toMatchObject({ eventId: 'e-1', attempts: 1 });
     expect(await store.collection.findOne({ _id: 'e-1|ep-1' })).toMatchObject({
       status: 'pending',
       attempts: 0,
     });
+    expect(await store.claim(due[1]!, at(100), at(130))).toMatchObject({ eventId: 'e-2', status: 'pending' });
+  });
+
+  it('a redelivery cut short leaves nothing to repair: each delivery is either queued as a redelivery or untouched', async () => {
+    await enqueue(delivery(1), T0);
+    await enqueue(delivery(2), T0);
+    for (const entry of await store.due(T0, 10)) {
+      const d = await store.claim(entry, T0, at(30));
+      await store.recordAttempt(d!, { at: T0, status: 503, ms: 1 }, { status: 'dead' });
+    }
+    // A crash after the first of two deliveries was redelivered: the same state as a redelivery of one.
+    await store.redeliver({ eventIds: ['e-1'], deadOnly: true }, at(100));
+    expect(await store.restoreQueue()).toBe(0);
+    const [entry, ...rest] = await store.due(at(100), 10);
+    expect(rest).toEqual([]);
+    const claimed = await store.claim(entry!, at(100), at(130));
+    await store.recordAttempt(claimed!, { at: at(100), status: 204, ms: 2 }, { status: 'delivered' });
+    expect(await store.collection.findOne({ _id: 'e-1|ep-1' })).toMatchObject({
+      status: 'delivered',
+      attempts: 1,
+      log: [{ status: 503 }, { status: 204 }],
+    });
+    expect(await store.collection.findOne({ _id: 'e-2|ep-1' })).toMatchObject({ status: 'dead' });
+    expect(await store.pendingCount()).toBe(0);
+    // The client repeats the request: what the first one did is not done twice, the rest is.
+    expect(await store.redeliver({ businessUnit: 'DEMO', communicationNumber: 'comm-2' }, at(200))).toBe(1);
+    expect((await store.due(at(200), 10)).map((e) => e._id)).toEqual(['e-2|ep-1']);
   });
 
   it('a log that starts empty is keyed by communication: a communication is read and redelivered by its key, from the _id index (decision 0066)', async () => {
@@ -192,7 +229,7 @@ describe('DeliveryStore (callback queue)', () => {
         businessUnit: bu,
       });
     for (const d of [keyed(1, 'comm-A'), keyed(2, 'comm-B'), keyed(3, 'comm-A'), keyed(4, 'comm-A', 'OTHER')])
-      await store.enqueue(d, T0);
+      await enqueue(d, T0);
 
     const filter = { ...(await store.communicationFilter('comm-A')), businessUnit: 'DEMO' };
     const plan = await db.command({ explain: { find: store.collection.collectionName, filter } });
@@ -223,7 +260,7 @@ describe('DeliveryStore (callback queue)', () => {
   });
 
   it('a log written before its keys stays unkeyed, and is read and redelivered by communication number as before', async () => {
-    await store.enqueue(delivery(1), T0);
+    await enqueue(delivery(1), T0);
     expect(await store.markKeys()).toBe(false);
     expect(await store.collection.countDocuments()).toBe(1);
     expect((await store.ofCommunication('DEMO', 'comm-1', 10)).map((d) => d._id)).toEqual(['e-1|ep-1']);
@@ -233,9 +270,9 @@ describe('DeliveryStore (callback queue)', () => {
   });
 
   it('order per customer: a later event waits while an earlier one of the same lane is pending', async () => {
-    await store.enqueue(delivery(1), T0);
-    await store.enqueue(delivery(2), T0);
-    await store.enqueue(
+    await enqueue(delivery(1), T0);
+    await enqueue(delivery(2), T0);
+    await enqueue(
       delivery(3, { _id: 'e-3|ep-1', streamId: 'DEMO:C-2', customerExtId: 'C-2', streamVersion: 1 }),
       T0,
     );
@@ -244,8 +281,8 @@ describe('DeliveryStore (callback queue)', () => {
   });
 
   it('heals a queue made stale by a crash between the two writes, without sending anything twice', async () => {
-    await store.enqueue(delivery(1), T0);
-    await store.enqueue(delivery(2), T0);
+    await enqueue(delivery(1), T0);
+    await enqueue(delivery(2), T0);
     // Crash after the log said delivered but before the queue entry was removed.
     await store.collection.updateOne({ _id: 'e-1|ep-1' }, { $set: { status: 'delivered' } });
     // Crash after the log took a delivery but before its queue entry was written.

@@ -11,7 +11,6 @@ import type {
   DeliveryAttempt,
   DeliveryDoc,
   QueueEntry,
-  NewDelivery,
   BatchOutcome,
   RedeliverFilter,
   StoredDelivery,
@@ -89,8 +88,11 @@ function isDuplicateKey(err: unknown): boolean {
  * by a batch go through the queue one by one (`due`, `claim`, `recordAttempt`).
  *
  * A crash between the two writes leaves the queue stale; it heals without sending twice: a claimed
- * entry whose log says the delivery ended is removed instead of sent, and a pending delivery that lost
- * its entry gets it back at start-up (`restoreQueue`) or when its Kafka message is consumed again.
+ * entry whose log says the delivery ended is removed instead of sent (unless the entry is a redelivery,
+ * which the log then takes back: decision 0067), and a batch's pending delivery that lost its entry gets
+ * it back when its Kafka message is consumed again (its offsets are committed only after both writes).
+ * A redelivery is one write, to the queue. A log from before its keys may hold what older releases left
+ * (a redelivery cut between its two writes, deliveries from before the queue): `restoreQueue` at start.
  */
 export class DeliveryStore {
   readonly collection: Collection<StoredDelivery>;
@@ -123,38 +125,17 @@ export class DeliveryStore {
     return markCommunicationKeys(this.collection as unknown as Collection<Document>);
   }
 
-  /** Queues an event for an endpoint once; a repeated call for a delivery that ended changes nothing. */
-  async enqueue(doc: NewDelivery, now: Date): Promise<void> {
-    try {
-      await this.collection.insertOne(
-        stored({ ...doc, status: 'pending' as const, attempts: 0, log: [], createdAt: now }),
-      );
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-      const existing = await this.collection.findOne({ _id: doc._id }, { projection: { status: 1 } });
-      if (existing?.status !== 'pending') return;
-    }
-    await this.putInQueue({
-      _id: doc._id,
-      streamId: doc.streamId,
-      endpointId: doc.endpointId,
-      streamVersion: doc.streamVersion,
-      nextAttemptAt: doc.nextAttemptAt,
-      attempts: 0,
-    });
-  }
-
   /**
-   * Adds the entry unless the delivery is already queued; `reset` also sets the due time and attempts
-   * of an entry that is there (a redelivery).
+   * Adds the entry unless the delivery is already queued; `reset` (a redelivery) also sets the due time and
+   * attempts of an entry that is there, and marks it as a redelivery (decision 0067).
    */
   private async putInQueue(entry: QueueEntry, reset = false): Promise<void> {
-    const { _id, nextAttemptAt, attempts, ...lane } = entry;
+    const { _id, nextAttemptAt, attempts, redelivery: _, ...lane } = entry;
     try {
       await this.queue.updateOne(
         { _id },
         reset
-          ? { $set: { nextAttemptAt, attempts }, $setOnInsert: lane }
+          ? { $set: { nextAttemptAt, attempts, redelivery: true }, $setOnInsert: lane }
           : { $setOnInsert: { ...lane, nextAttemptAt, attempts } },
         { upsert: true },
       );
@@ -310,7 +291,8 @@ export class DeliveryStore {
    * due time past the attempt's timeout, so neither another round nor another instance sends it
    * meanwhile. A crash during the attempt lets the lease run out and the delivery is tried again
    * (receivers de-duplicate on ce-id). An entry whose delivery already ended (a crash between the log
-   * write and the queue removal) is removed here instead of being sent.
+   * write and the queue removal) is removed here instead of being sent; a redelivery's entry instead
+   * takes the delivery back in the log (status `pending`, a fresh budget) and sends it (decision 0067).
    */
   async claim(entry: QueueEntry, now: Date, leaseUntil: Date): Promise<DeliveryDoc | null> {
     // On MongoDB the conditional findOneAndUpdate is atomic. FerretDB v1 evaluates the condition in
@@ -336,6 +318,14 @@ export class DeliveryStore {
     );
     if (!claimed) return null;
     const d = await this.collection.findOne({ _id: entry._id });
+    if (d && d.status !== 'pending' && claimed.redelivery) {
+      // A redelivery (decision 0067): the log takes the delivery back now, with the entry's fresh budget.
+      await this.collection.updateOne(
+        { _id: entry._id },
+        { $set: { status: 'pending', attempts: 0, nextAttemptAt: now } },
+      );
+      return { ...deliveryOf({ ...d, status: 'pending', nextAttemptAt: now }), attempts: claimed.attempts };
+    }
     if (d?.status !== 'pending') {
       await this.queue.deleteOne({ _id: entry._id });
       return null;
@@ -371,7 +361,12 @@ export class DeliveryStore {
     }
   }
 
-  /** Puts dead-lettered (or chosen) deliveries back in the queue with a fresh attempt budget. */
+  /**
+   * Puts dead-lettered (or chosen) deliveries back in the queue with a fresh attempt budget: one write per
+   * delivery, its queue entry marked as a redelivery (decision 0067). The log takes the delivery back
+   * (status `pending`) when the entry is claimed, so no crash leaves a pending delivery without an entry
+   * and nothing needs repairing at start.
+   */
   async redeliver(filter: RedeliverFilter, now: Date): Promise<number> {
     const q: Record<string, unknown> = filter.communicationNumber
       ? { ...(await this.communicationFilter(filter.communicationNumber)) }
@@ -381,11 +376,6 @@ export class DeliveryStore {
     if (filter.deadOnly !== false) q.status = 'dead';
     const chosen = await this.collection.find(q, { projection: LANE }).toArray();
     for (const d of chosen) {
-      // The log first: a crash before the queue write is repaired at start-up (restoreQueue).
-      await this.collection.updateOne(
-        { _id: d._id },
-        { $set: { status: 'pending', attempts: 0, nextAttemptAt: now } },
-      );
       await this.putInQueue(
         {
           _id: d._id,
@@ -402,9 +392,11 @@ export class DeliveryStore {
   }
 
   /**
-   * Gives every pending delivery a queue entry (run at start-up): repairs a crash between the two writes
-   * of an enqueue or a redelivery, and fills the queue of a store written before it existed. Returns how
-   * many entries it added.
+   * Gives every pending delivery a queue entry: repairs a crash between the two writes of a redelivery made
+   * by a release before decision 0067, and fills the queue of a store written before it existed. Returns
+   * how many entries it added. It reads every pending delivery (a scan of the whole log on FerretDB v1), so
+   * the service runs it at start on a log from before its keys only: a keyed log (decision 0066) was started
+   * by a release whose writes leave no pending delivery without its entry (decision 0067).
    */
   async restoreQueue(): Promise<number> {
     const pending = await this.collection.find({ status: 'pending' }, { projection: LANE }).toArray();
