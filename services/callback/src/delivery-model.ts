@@ -53,7 +53,7 @@ export interface QueueEntry {
   attempts: number;
   /**
    * Set by a redelivery (decision 0067): the claim takes the delivery back in the log (status `pending`)
-   * when the log still says it ended, instead of dropping the entry.
+   * when the log still says it ended, instead of dropping the entry, and then removes the mark.
    */
   redelivery?: boolean;
 }

@@ -193,6 +193,22 @@ describe('DeliveryStore (callback queue)', () => {
     expect(await store.claim(due[1]!, at(100), at(130))).toMatchObject({ eventId: 'e-2', status: 'pending' });
   });
 
+  it('a redelivered delivery that ended, its entry left behind by a crash, is not sent again', async () => {
+    await enqueue(delivery(1), T0);
+    const first = await store.claim((await store.due(T0, 1))[0]!, T0, at(30));
+    await store.recordAttempt(first!, { at: T0, status: 503, ms: 1 }, { status: 'dead' });
+    await store.redeliver({ eventIds: ['e-1'] }, at(100));
+    const again = await store.claim((await store.due(at(100), 1))[0]!, at(100), at(130));
+    expect(again).toMatchObject({ eventId: 'e-1', status: 'pending' });
+    // The attempt succeeds and the log says so; a crash before the queue entry is removed.
+    await store.collection.updateOne({ _id: 'e-1|ep-1' }, { $set: { status: 'delivered' } });
+    const [left] = await store.due(at(130), 10);
+    expect(left).toMatchObject({ _id: 'e-1|ep-1' });
+    expect(left!.redelivery).toBeUndefined();
+    expect(await store.claim(left!, at(130), at(160))).toBeNull();
+    expect(await store.pendingCount()).toBe(0);
+  });
+
   it('a redelivery cut short leaves nothing to repair: each delivery is either queued as a redelivery or untouched', async () => {
     await enqueue(delivery(1), T0);
     await enqueue(delivery(2), T0);

@@ -317,14 +317,18 @@ export class DeliveryStore {
       { returnDocument: 'after' },
     );
     if (!claimed) return null;
-    const d = await this.collection.findOne({ _id: entry._id });
-    if (d && d.status !== 'pending' && claimed.redelivery) {
-      // A redelivery (decision 0067): the log takes the delivery back now, with the entry's fresh budget.
-      await this.collection.updateOne(
-        { _id: entry._id },
-        { $set: { status: 'pending', attempts: 0, nextAttemptAt: now } },
-      );
-      return { ...deliveryOf({ ...d, status: 'pending', nextAttemptAt: now }), attempts: claimed.attempts };
+    let d = await this.collection.findOne({ _id: entry._id });
+    if (d && claimed.redelivery) {
+      // A redelivery (decision 0067): the log takes the delivery back, with the entry's fresh budget; then
+      // the mark goes, so an entry this attempt's end leaves behind (a crash) is removed like any other.
+      if (d.status !== 'pending') {
+        await this.collection.updateOne(
+          { _id: entry._id },
+          { $set: { status: 'pending', attempts: 0, nextAttemptAt: now } },
+        );
+        d = { ...d, status: 'pending', nextAttemptAt: now };
+      }
+      await this.queue.updateOne({ _id: entry._id }, { $unset: { redelivery: '' } });
     }
     if (d?.status !== 'pending') {
       await this.queue.deleteOne({ _id: entry._id });
