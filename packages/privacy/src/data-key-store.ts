@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { detectDialect, findByIds, insertNew, pagesById, withLastPage } from '@crs/store';
+import { detectDialect, findByIds, insertNew, isDuplicateKey, pagesById, withLastPage } from '@crs/store';
 import { b64u } from './encrypted-value';
 import { randomBytesCopy, randomSlice } from './random-pool';
 import { DataKeyCache, type DataKeyCacheOptions } from './data-key-cache';
@@ -53,8 +53,6 @@ export interface DataKeyStoreOptions {
   rotationsCollection?: string;
   clock?: () => Date;
 }
-
-const DUPLICATE_KEY = 11000;
 
 /**
  * Data keys per customer in a MongoDB collection, wrapped with the installation's KEK (envelope
@@ -319,7 +317,7 @@ export class DataKeyStore implements DataKeySource {
         return created;
       } catch (err) {
         // Another process created the key first: the winner's key is the customer's key.
-        if ((err as { code?: number }).code !== DUPLICATE_KEY) throw err;
+        if (!isDuplicateKey(err)) throw err;
       }
     }
     throw new DataKeyUnavailableError();

@@ -3,6 +3,7 @@ export * from './collections';
 export * from './mongo-watchdog';
 export * from './owner-databases';
 export * from './insert-new';
+export * from './write-errors';
 export * from './find-by-ids';
 export * from './lease';
 export * from './stored-json';

@@ -1,4 +1,5 @@
 import type { Collection, Document } from 'mongodb';
+import { DUPLICATE_KEY, accountsForEvery, writeErrorsOf } from './write-errors';
 
 /** At most this many documents per insertMany (one command, one SQLite transaction on FerretDB). */
 const MAX_BULK = 500;
@@ -18,32 +19,13 @@ export async function insertNew<T extends Document>(collection: Collection<T>, d
         ordered: false,
       });
     } catch (err) {
-      const writeErrors = (err as { writeErrors?: unknown }).writeErrors;
-      const list = (Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : []) as {
-        code?: number;
-        index?: number;
-        err?: { code?: number; index?: number };
-      }[];
+      const list = writeErrorsOf(err);
       if (list.length === 0 || !accountsForEvery(err, slice.length, list.length)) throw err;
       for (const e of list) {
-        const code = e.code ?? e.err?.code;
-        const index = e.index ?? e.err?.index;
-        if (code !== 11000 || index === undefined) throw err;
-        duplicates.push(from + index);
+        if (e.code !== DUPLICATE_KEY || e.index === undefined) throw err;
+        duplicates.push(from + e.index);
       }
     }
   }
   return duplicates;
-}
-
-/** Whether a bulk write error says what happened to every document: inserted, or a write error. */
-export function accountsForEvery(err: unknown, documents: number, writeErrors: number): boolean {
-  const e = err as {
-    writeConcernError?: unknown;
-    insertedCount?: unknown;
-    result?: { insertedCount?: unknown };
-  };
-  if (e.writeConcernError !== undefined && e.writeConcernError !== null) return false;
-  const inserted = typeof e.insertedCount === 'number' ? e.insertedCount : e.result?.insertedCount;
-  return typeof inserted === 'number' && inserted + writeErrors === documents;
 }

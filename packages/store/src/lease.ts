@@ -1,4 +1,5 @@
 import type { Collection, Db, Document, Filter } from 'mongodb';
+import { isDuplicateKey } from './write-errors';
 
 /** The fields a lease keeps in its document, beside the holder's own. */
 export interface LeaseFields {
@@ -53,7 +54,7 @@ export class Lease<F extends Document = Document> {
       await this.docs.insertOne({ ...fields, _id: this.opts.id, owner: null, leaseUntil: new Date(0) });
       return true;
     } catch (err) {
-      if ((err as { code?: number }).code !== 11000) throw err;
+      if (!isDuplicateKey(err)) throw err;
       return false;
     }
   }

@@ -4,6 +4,7 @@ import {
   OwnedCollections,
   findByIds,
   insertNew,
+  isDuplicateKey,
   markCommunicationKeys,
 } from '@crs/store';
 
@@ -63,10 +64,6 @@ export function deliveryOf(d: StoredDelivery): DeliveryDoc {
   return typeof d.cloudEvent === 'string'
     ? { ...d, cloudEvent: JSON.parse(d.cloudEvent) as DeliveryDoc['cloudEvent'] }
     : { ...d, cloudEvent: d.cloudEvent };
-}
-
-function isDuplicateKey(err: unknown): boolean {
-  return (err as { code?: number }).code === 11000;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { DurablePublisher } from '@crs/messaging';
 import type { Counter, Logger } from '@crs/runtime';
 import {
   detectDialect,
+  insertNew,
   pagesById,
   type CustomerDoc,
   type CustomerOverride,
@@ -119,14 +120,11 @@ export class OverrideExpiryScanner {
             return { topic: opts.commandsTopic, key: row._id, type: command.type, value: command };
           }),
         );
-        await this.handled
-          .insertMany(
-            todo.map((t) => ({ _id: t.key, handledAt: opts.clock() })),
-            { ordered: false },
-          )
-          .catch((err: { code?: number }) => {
-            if (err.code !== 11000) throw err;
-          });
+        // E11000: another replica recorded the expiry too; any other failure is thrown (insertNew).
+        await insertNew(
+          this.handled,
+          todo.map((t) => ({ _id: t.key, handledAt: opts.clock() })),
+        );
         opts.published.labels('OVERRIDE_EXPIRED').inc(todo.length);
         requested += todo.length;
       }

@@ -1,15 +1,11 @@
-import type { Db, MongoServerError } from 'mongodb';
+import type { Db } from 'mongodb';
 import type { OperationTopicEvent } from '@crs/contracts';
-import type { AlertDoc, OperationDoc } from '@crs/store';
+import { isDuplicateKey, type AlertDoc, type OperationDoc } from '@crs/store';
 
 /** Where the two read models of this service live (names resolved through the ProjectionCatalog). */
 export interface OperationCollections {
   operations: string;
   alerts: string;
-}
-
-function isDuplicateKey(err: unknown): boolean {
-  return (err as MongoServerError)?.code === 11000;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { OwnedCollections } from '@crs/store';
+import { OwnedCollections, insertNew } from '@crs/store';
 import type { ClassifierDoc, ClassifierName } from './classifier-names';
 
 /**
@@ -33,13 +33,8 @@ export class ClassifierStore {
       ).map((d) => d._id),
     );
     const missing = docs.filter((d) => !existing.has(d._id));
-    for (let i = 0; i < missing.length; i += 500) {
-      await this.collection
-        .insertMany(missing.slice(i, i + 500), { ordered: false })
-        .catch((err: { code?: number }) => {
-          if (err.code !== 11000) throw err;
-        });
-    }
+    // E11000: another ingress seeded the entry meanwhile; any other failure is thrown (insertNew).
+    await insertNew(this.collection, missing);
     this.cache.delete(docs[0]!.businessUnit);
     return missing.length;
   }

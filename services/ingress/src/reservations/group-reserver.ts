@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MongoBulkWriteError, type Collection } from 'mongodb';
-import { accountsForEvery, findByIds } from '@crs/store';
+import { DUPLICATE_KEY, accountsForEvery, findByIds, isDuplicateKey } from '@crs/store';
 import type { PendingCommand } from '../pending-command';
 import { isOrphan } from './orphan-rule';
 import type { PublicationRecord } from './publication-record';
@@ -139,7 +139,7 @@ export class GroupReserver {
         for (let r = 0; r < group.length; r += 1) failed.set(r, err);
       } else {
         for (const we of writeErrors as { index: number; code?: number }[]) {
-          if (we.code === 11000) duplicates.push(we.index);
+          if (we.code === DUPLICATE_KEY) duplicates.push(we.index);
           else failed.set(owner[we.index]!, err);
         }
       }
@@ -151,7 +151,7 @@ export class GroupReserver {
       try {
         if (!(await this.retryDuplicate(docs[index]!))) used.add(index);
       } catch (err) {
-        if ((err as { code?: number }).code === 11000) used.add(index);
+        if (isDuplicateKey(err)) used.add(index);
         else failed.set(request, err);
       }
     }

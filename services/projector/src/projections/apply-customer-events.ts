@@ -2,8 +2,11 @@ import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { CodedError } from '@crs/runtime';
 import type { CustomerEvent } from '@crs/contracts';
 import {
+  DUPLICATE_KEY,
   findByIds,
   groupCommunicationEvents,
+  isDuplicateKeyOnly,
+  writeErrorsOf,
   type ProjectedCommunicationEvent,
   type CommunicationEventsDoc,
 } from '@crs/store';
@@ -21,7 +24,6 @@ import {
   type FoldedCustomer,
 } from './customer-fold';
 import type { StreamVersions } from './stream-versions';
-import { isDuplicateKeyOnly, writeErrorsOf } from './write-errors';
 
 /** At most this many operations per `bulkWrite` / `insertMany` (FerretDB runs one command as one unit). */
 export const MAX_BULK_OPERATIONS = 500;
@@ -185,7 +187,8 @@ export async function applyCustomerEvents(
         );
       } catch (err) {
         const errors = writeErrorsOf(err);
-        if (errors.length === 0 || errors.some((w) => w.code !== 11000 || w.index === undefined)) throw err;
+        if (errors.length === 0 || errors.some((w) => w.code !== DUPLICATE_KEY || w.index === undefined))
+          throw err;
         // An insert collided: the document exists (redelivered events, or a guess); update it instead.
         for (const w of errors) existing.push(slice[w.index!]!.streamId);
       }
@@ -195,7 +198,7 @@ export async function applyCustomerEvents(
         try {
           await db.collection<{ _id: string }>(names[projection]).insertMany(slice, { ordered: false });
         } catch (err) {
-          if (!isDuplicateKeyOnly(err)) throw err;
+          if (!isDuplicateKeyOnly(err, slice.length)) throw err;
         }
       }),
     );

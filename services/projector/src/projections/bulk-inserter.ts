@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { CodedError } from '@crs/runtime';
-import { isDuplicateKeyOnly } from './write-errors';
+import { isDuplicateKeyOnly } from '@crs/store';
 
 /** A bulk insert of the replay that still failed after its retries (the replay stops; nothing is switched). */
 export class ReplayWriteError extends CodedError {
@@ -76,7 +76,7 @@ export class BulkInserter {
         await this.db.collection(collection).insertMany(docs as never[], { ordered: false });
         return;
       } catch (err) {
-        if (isDuplicateKeyOnly(err)) return;
+        if (isDuplicateKeyOnly(err, docs.length)) return;
         if (attempt >= attempts) throw err;
         await new Promise((r) => setTimeout(r, 200 * 2 ** attempt));
       }
