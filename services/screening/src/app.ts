@@ -8,7 +8,11 @@ import { ServiceHost } from '@crs/host';
 import { CustomerDirectory } from './domain/customer-directory';
 import { DecisionBook } from './domain/suppression';
 import { customerCommandWriter, SERVICE } from './customer-commands';
-import { customerEventKeyWarmer, customerEventProjector } from './handlers/customer-event-projector';
+import {
+  DIRECTORY_EVENT_TYPES,
+  customerEventKeyWarmer,
+  customerEventProjector,
+} from './handlers/customer-event-projector';
 import { screeningDecisionRecordedProjector } from './handlers/screening-decision-recorded-projector';
 import { screeningRequestedReactor } from './handlers/screening-requested-reactor';
 import { rescreener } from './rescreening/rescreener';
@@ -156,16 +160,30 @@ export function buildScreeningService(
         const eventsReader = new StreamReader<CustomerEvent>({
           ...readerOptions('screening-directory'),
           topic: topics.customerEvents,
+          // Only what the directory folds is decoded; the rest of the log is skipped by its type header.
+          types: DIRECTORY_EVENT_TYPES,
           onMessage: customerEventProjector({ directory, privacy: () => privacy }),
           // The keys of the batch's customers in one read before its events are folded (decision 0032).
           beforeBatch: customerEventKeyWarmer({ directory, privacy: () => privacy }),
         });
+        // The directory is folded from the whole customer log at every start (no snapshot): long on a
+        // large book, so its progress is logged.
+        const rebuildStarted = Date.now();
         await host.startPart(listsReader);
         await host.startPart(eventsReader);
         await listsReader.waitUntilCaughtUp();
-        await eventsReader.waitUntilCaughtUp();
+        let progressAt = rebuildStarted;
+        await eventsReader.waitUntilCaughtUp(undefined, (read, total) => {
+          if (Date.now() - progressAt < 2000) return;
+          progressAt = Date.now();
+          logger.info(
+            { read: read.toString(), total: total.toString(), screenedCustomers: directory.screened.size },
+            'rebuilding the screening directory from the customer log',
+          );
+        });
         logger.info(
           {
+            ms: Date.now() - rebuildStarted,
             decisions: book.size,
             screenedCustomers: directory.screened.size,
             listPurposeCustomers: directory.listPurposeCustomers,

@@ -1,0 +1,189 @@
+#!/usr/bin/env node
+// The screening service's start on a long customer log: its directory (whom to re-screen, last hits, the
+// customers marked BLACK) is folded from the whole customer event log at every start, before it screens
+// anything. This times that fold with the service's own pieces (CustomerDirectory, customerEventProjector,
+// customerEventKeyWarmer, CustomerPrivacy with a cold key cache, StreamReader), reading every event type
+// (as before decision 0068) and only the types the directory folds (DIRECTORY_EVENT_TYPES), alternating.
+// Not a test: nothing here passes or fails on speed.
+//
+//   node test/bench/screening-restart.mjs        (after `npm run build`, with the local stack up)
+//
+// SRESTART_CUSTOMERS (20000): EVALUATE customers with SANCTIONS and PEP screening, imported one request
+// each (32 clients) through the whole pipeline (customer, evaluation, screening, ingress) in a namespace of their own;
+// SRESTART_ROUNDS (2): pairs of folds (all types, then directory types; then the other order).
+import { createRequire } from 'node:module';
+import { performance } from 'node:perf_hooks';
+import path from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { MongoClient } from 'mongodb';
+import { inServiceNamespace, stackEnv, token, waitUntil } from './stack.mjs';
+import { evaluateCustomer } from './pipeline.mjs';
+import { post } from './http-client.mjs';
+import { round } from './stats.mjs';
+
+const require = createRequire(import.meta.url);
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+const { setUpMessaging, StreamReader } = require(path.join(ROOT, 'packages/messaging/dist/index.js'));
+const { createLogger } = require(path.join(ROOT, 'packages/runtime/dist/index.js'));
+const { ownerDbName } = require(path.join(ROOT, 'packages/store/dist/index.js'));
+const { CustomerPrivacy } = require(path.join(ROOT, 'packages/privacy/dist/index.js'));
+const { loadScreeningConfig } = require(path.join(ROOT, 'services/screening/dist/config.js'));
+const { CustomerDirectory } = require(
+  path.join(ROOT, 'services/screening/dist/domain/customer-directory.js'),
+);
+const projector = require(path.join(ROOT, 'services/screening/dist/handlers/customer-event-projector.js'));
+const launcher = require(path.join(ROOT, 'deploy/local/services.cjs'));
+
+const CUSTOMERS = Number(process.env.SRESTART_CUSTOMERS ?? 20000);
+const ROUNDS = Number(process.env.SRESTART_ROUNDS ?? 2);
+const SERVICES = ['customer', 'evaluation', 'screening', 'ingress'];
+const NS = `srestart-${Date.now().toString(36)}`;
+const logger = createLogger('screening-restart-bench', 'error');
+
+/**
+ * Imports the customers one request each (the batch endpoint takes IMPORT customers only, without
+ * screening), 32 requests at a time.
+ */
+async function importCustomers(base) {
+  const tok = await token();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < CUSTOMERS) {
+        const body = evaluateCustomer(NS, next++);
+        for (;;) {
+          const r = await post(base, tok, '/core-ws-rest/customer', body);
+          if (r.status === 200) break;
+          if (r.status !== 503 && r.status !== 429)
+            throw new Error(`import answered ${r.status}: ${r.text.slice(0, 300)}`);
+          await new Promise((res) => setTimeout(res, 500));
+        }
+      }
+    }),
+  );
+  return CUSTOMERS;
+}
+
+/** Records in the topic: end minus start over its partitions. */
+async function topicSize(kafka, topic) {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const offsets = await admin.fetchTopicOffsets(topic);
+    return offsets.reduce((n, p) => n + Number(p.high) - Number(p.low), 0);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Waits until the customer log has stopped growing for 15 s: every command decided, assessed, screened. */
+async function waitForQuietLog(kafka, topic) {
+  let last = -1;
+  let since = performance.now();
+  await waitUntil(
+    async () => {
+      const now = await topicSize(kafka, topic);
+      if (now !== last) {
+        last = now;
+        since = performance.now();
+        return false;
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+      return performance.now() - since > 15000;
+    },
+    30 * 60 * 1000,
+    'the customer log to stop growing',
+  );
+  return last;
+}
+
+/** One fold of the whole log into a fresh directory, as the screening service does at start. */
+async function fold(messaging, config, mongo, types) {
+  const directory = new CustomerDirectory();
+  const privacy = CustomerPrivacy.fromConfig(config, mongo.db(ownerDbName(config, 'keys')), true);
+  const deps = { directory, privacy: () => privacy };
+  let handed = 0;
+  const onMessage = projector.customerEventProjector(deps);
+  const reader = new StreamReader({
+    kafka: messaging.kafka,
+    serde: messaging.serde,
+    logger,
+    groupPrefix: `${NS}.bench-directory`,
+    topic: messaging.topics.customerEvents,
+    ...(types ? { types } : {}),
+    onMessage: async (m) => {
+      handed++;
+      await onMessage(m);
+    },
+    beforeBatch: projector.customerEventKeyWarmer(deps),
+  });
+  globalThis.gc?.();
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await reader.start();
+  await reader.waitUntilCaughtUp();
+  const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  await reader.stop();
+  return {
+    seconds,
+    handed,
+    screened: directory.screened.size,
+    cpuSeconds: (used.user + used.system) / 1e6,
+  };
+}
+
+const result = { customers: CUSTOMERS, rounds: ROUNDS };
+await inServiceNamespace(
+  { root: ROOT, namespace: NS, services: SERVICES, eventTypes: [] },
+  async ({ base }) => {
+    const env = await launcher.baseEnv({ ...launcher.namespaceSettings(NS).env, ...stackEnv() });
+    const config = loadScreeningConfig(env);
+    const kafka = new Kafka({ brokers: env.KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING });
+    const topic = `${NS}.crs.customer.events.v1`;
+
+    let t = performance.now();
+    result.accepted = await importCustomers(base);
+    result.events = await waitForQuietLog(kafka, topic);
+    console.log(
+      `imported ${result.accepted} customers; the customer log holds ${result.events} events ` +
+        `(${round((performance.now() - t) / 1000, 1)} s, quiet for 15 s)`,
+    );
+    // The machine quiet for the timing: the namespace's services stop (the log and the keys stay).
+    for (const s of [...SERVICES].reverse()) await launcher.stopService(s, { namespace: NS });
+
+    const messaging = await setUpMessaging(config, 'screening-restart-bench', logger);
+    const mongo = await new MongoClient(env.MONGODB_URI).connect();
+    try {
+      const order = Array.from({ length: ROUNDS }, (_, i) =>
+        i % 2 === 0 ? ['all', 'directory'] : ['directory', 'all'],
+      ).flat();
+      for (const label of order) {
+        const r = await fold(
+          messaging,
+          config,
+          mongo,
+          label === 'all' ? undefined : projector.DIRECTORY_EVENT_TYPES,
+        );
+        console.log(
+          `fold, ${label === 'all' ? 'every event type decoded' : 'directory types only'}: ${round(r.seconds, 2)} s ` +
+            `(${Math.round(result.events / r.seconds)} events/s, ${r.handed} handed out, ${r.screened} screened ` +
+            `customers, ${round(r.cpuSeconds, 1)} s of CPU in this process)`,
+        );
+        (result[label] ??= []).push({
+          ...r,
+          seconds: round(r.seconds, 2),
+          cpuSeconds: round(r.cpuSeconds, 1),
+        });
+      }
+    } finally {
+      await mongo.close();
+    }
+  },
+);
+const mean = (runs) => runs.reduce((s, r) => s + r.seconds, 0) / runs.length;
+result.meanSecondsAll = round(mean(result.all), 2);
+result.meanSecondsDirectory = round(mean(result.directory), 2);
+result.secondsPerMillionCustomersDirectory = round((result.meanSecondsDirectory / CUSTOMERS) * 1e6, 0);
+console.log(JSON.stringify(result));
+process.exit(0);
