@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request, type RequestHandler } from 'express';
+import type { Filter } from 'mongodb';
 import {
   ErrorCodes,
   FieldProblems,
@@ -13,6 +14,7 @@ import { allowedBusinessUnits, requireScope, type Scope, type TokenVerifier } fr
 import { BrokerUnavailableError, streamKey, topicNames, type DurablePublisher } from '@crs/messaging';
 import { operationFilter, type OperationDoc, type ProjectionCatalog } from '@crs/store';
 import { assertBusinessUnit, principalOf, type AuthedRequest } from '../http/auth-middleware';
+import { reconciliationRows } from './reconciliation-query';
 
 /** The fields of the operations read model (owned by the archive service) that these routes read. */
 type OperationRow = Pick<OperationDoc, '_id' | 'businessUnit' | 'extId' | 'archived' | 'registeredAt'>;
@@ -189,21 +191,21 @@ export function operationRoutes(deps: OperationRouteDeps): Router {
         typeof req.query.businessUnit === 'string' && req.query.businessUnit !== ''
           ? req.query.businessUnit
           : undefined;
-      const filter: Record<string, unknown> = { registeredAt: { $gte: from.iso, $lte: till.iso } };
+      const scope: Filter<OperationRow> = {};
       if (requested) {
         assertBusinessUnit(req, requested);
-        filter.businessUnit = requested;
+        scope.businessUnit = requested;
       } else {
         const allowed = allowedBusinessUnits(principalOf(req));
-        if (allowed !== '*') filter.businessUnit = { $in: [...allowed] };
+        if (allowed !== '*') scope.businessUnit = { $in: [...allowed] };
       }
-      const docs = await (
-        await operations()
-      )
-        .find(filter, { projection: { extId: 1, businessUnit: 1 } })
-        .sort({ registeredAt: 1, _id: 1 })
-        .limit(MAX_RECONCILIATION_ROWS)
-        .toArray();
+      const docs = await reconciliationRows(
+        await operations(),
+        scope,
+        from.iso!,
+        till.iso!,
+        MAX_RECONCILIATION_ROWS,
+      );
       res
         .status(200)
         .json({ operations: docs.map((d) => ({ extId: d.extId, businessUnit: d.businessUnit })) });
