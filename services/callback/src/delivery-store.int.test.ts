@@ -80,6 +80,8 @@ describe('DeliveryStore (callback queue)', () => {
       log: [{ status: 204, ms: 3 }],
     });
     expect(await store.pendingCount()).toBe(1);
+    // The gauge's figure, from the store's statistics rather than a count of every entry (decision 0070).
+    expect(await store.pendingEstimate()).toBe(1);
   });
 
   it('stores the CloudEvent as one JSON string, and sends one stored as an object before (decision 0042)', async () => {

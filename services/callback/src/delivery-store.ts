@@ -2,10 +2,12 @@ import type { Collection, Db, Document, Filter } from 'mongodb';
 import {
   CommunicationKeyLookup,
   OwnedCollections,
+  detectDialect,
   findByIds,
   insertNew,
   isDuplicateKey,
   markCommunicationKeys,
+  type StoreDialect,
 } from '@crs/store';
 
 import type {
@@ -100,7 +102,9 @@ export class DeliveryStore {
   /** Whether the log is keyed by communication, read from it (the delivery-log API, `redeliver`). */
   private readonly byCommunication = new CommunicationKeyLookup();
 
-  constructor(db: Db) {
+  private dialect: Promise<StoreDialect> | undefined;
+
+  constructor(private readonly db: Db) {
     this.collection = db.collection<StoredDelivery>(OwnedCollections.deliveries);
     this.queue = db.collection<QueueEntry>(OwnedCollections.callbackQueue);
     this.progress = db.collection<ProgressDoc>(CallbackProgressCollection);
@@ -260,6 +264,18 @@ export class DeliveryStore {
   /** How many deliveries are pending (the queue's length). */
   async pendingCount(): Promise<number> {
     return this.queue.countDocuments({});
+  }
+
+  /**
+   * The queue's length from the store's statistics, for the `callback_queue_pending` gauge (read at every
+   * scrape): counting the documents reads every entry on FerretDB v1 (2.5 s at 100,000 entries), its
+   * `collStats` counts the table's rows (0.1 s); on MongoDB the collection's metadata.
+   */
+  async pendingEstimate(): Promise<number> {
+    if ((await (this.dialect ??= detectDialect(this.db))) === 'mongodb')
+      return this.queue.estimatedDocumentCount();
+    const stats = await this.db.command({ collStats: this.queue.collectionName });
+    return typeof stats.count === 'number' ? stats.count : this.pendingCount();
   }
 
   /**

@@ -44,7 +44,9 @@ export type ReconciliationRow = Pick<OperationDoc, '_id' | 'extId' | 'businessUn
  * `registeredAt` then `_id` order, at most `max`. Read prefix by prefix of `registeredAt`
  * (`registrationPrefixes`): `{registeredAt: {$regex: '^<prefix>', $gte, $lte}}` is served by the
  * `registeredAt` index on MongoDB and, with our patch 0008, on FerretDB v1 too, which otherwise reads
- * the whole collection for a range on a field other than `_id` (docs/decisions/0069).
+ * the whole collection for a range on a field other than `_id` (docs/decisions/0069). `registeredAt`
+ * comes first in the filter: FerretDB pushes down the first key that leads an index, and the business
+ * units lead one too (`{businessUnit, extId}`), which would read every operation of those units.
  */
 export async function reconciliationRows<T extends RegisteredOperation>(
   operations: Collection<T>,
@@ -63,7 +65,7 @@ export async function reconciliationRows<T extends RegisteredOperation>(
       $lte: tillIso,
     };
     const found = await operations
-      .find({ ...scope, registeredAt } as Filter<T>, { projection: { extId: 1, businessUnit: 1 } })
+      .find({ registeredAt, ...scope } as Filter<T>, { projection: { extId: 1, businessUnit: 1 } })
       .sort({ registeredAt: 1, _id: 1 })
       .limit(max - rows.length)
       .toArray();
