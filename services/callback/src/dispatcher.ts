@@ -26,6 +26,14 @@ export interface DispatcherOptions extends DeliveryPathOptions {
   pollMs: number;
   /** How often the view of queued lanes is read again from the queue. */
   refreshMs?: number;
+  /**
+   * A due read that took at least SLOW_DUE_READ_MS reads up to READ_AHEAD_ENTRIES due entries, and the
+   * rounds after it are served from them for up to `readAhead` times the read's duration (decision
+   * 0071). 0: every round reads the store (as before). Default 10.
+   */
+  readAhead?: number;
+  /** A due read at least this slow is read ahead (default SLOW_DUE_READ_MS). */
+  slowDueReadMs?: number;
   /** An attempt slower than this marks its endpoint slow (see DeliverySlots.markSlow). */
   slowAfterMs?: number;
   slowForMs?: number;
@@ -43,6 +51,20 @@ export function afterFailure(
     status: 'pending',
     nextAttemptAt: new Date(at.getTime() + nextDelayMs(attempts, o.backoffBaseMs, o.backoffMaxMs, random)),
   };
+}
+
+/** A due read at least this slow (ms) is read ahead of the rounds (decision 0071). */
+export const SLOW_DUE_READ_MS = 100;
+/** How many due entries a slow due read takes for the rounds after it. */
+export const READ_AHEAD_ENTRIES = 2000;
+
+/**
+ * Whether a round takes its due entries from those read ahead: some are left and they are younger than
+ * `readAhead` times what their read took. A quick read (a small queue) is never served again: its bound
+ * is shorter than a round.
+ */
+export function servesReadAhead(left: number, ageMs: number, lastReadMs: number, readAhead: number): boolean {
+  return left > 0 && readAhead > 0 && ageMs < readAhead * lastReadMs;
 }
 
 /**
@@ -72,6 +94,10 @@ export class Dispatcher {
   private lastRefresh = 0;
   /** How long the last refresh took: the next waits at least ten times that (see tick). */
   private lastRefreshMs = 0;
+  /** Due entries read ahead of the rounds after a slow due read, when and how long that read took. */
+  private ahead: QueueEntry[] = [];
+  private aheadAt = 0;
+  private lastDueMs = 0;
   private readonly clock: () => Date;
 
   constructor(private readonly opts: DispatcherOptions) {
@@ -133,7 +159,7 @@ export class Dispatcher {
         await this.refresh();
       const free = slots.concurrency - slots.inFlight;
       if (free > 0) {
-        const due = await this.opts.store.due(this.clock(), Math.max(free * 4, 50));
+        const due = await this.dueEntries(free);
         const chosen = new Map<string, QueueEntry>();
         for (const d of due) {
           lanes.add(d); // a redelivery written by the API or the CLI
@@ -143,6 +169,7 @@ export class Dispatcher {
             chosen.set(lane, d);
         }
         const blocked = await this.opts.store.blockedAmong([...chosen.values()]);
+        const taken = new Set<string>();
         for (const [lane, d] of chosen) {
           if (blocked.has(d._id) || !slots.tryTake(lane, d.endpointId)) continue;
           // A store failure (database down) must not end the process: the claim's lease runs out and
@@ -160,7 +187,9 @@ export class Dispatcher {
               this.kick();
             });
           this.running.add(work);
+          taken.add(d._id);
         }
+        if (taken.size > 0 && this.ahead.length > 0) this.ahead = this.ahead.filter((e) => !taken.has(e._id));
       }
     } catch (err) {
       this.opts.logger.warn({ err }, 'callback dispatch round failed; retrying');
@@ -168,6 +197,31 @@ export class Dispatcher {
       this.ticking = false;
       if (this.active) this.schedule(this.opts.pollMs);
     }
+  }
+
+  /**
+   * The round's due entries, earliest first: from the store, or from those a slow read took ahead of the
+   * rounds (decision 0071). FerretDB v1 reads the whole queue for a due read (2.3-2.5 s at 100,000
+   * entries), however few it returns; read ahead, one such read serves the rounds of the next ten times
+   * its duration instead of one round of `CALLBACK_CONCURRENCY` deliveries. An entry read ahead may have
+   * been taken or moved by another process since: its claim is conditional (still due, not leased), so it
+   * is skipped, never sent twice. What became due meanwhile waits for the next read.
+   */
+  private async dueEntries(free: number): Promise<QueueEntry[]> {
+    const readAhead = this.opts.readAhead ?? 10;
+    const slowAt = this.opts.slowDueReadMs ?? SLOW_DUE_READ_MS;
+    if (
+      this.lastDueMs >= slowAt &&
+      servesReadAhead(this.ahead.length, Date.now() - this.aheadAt, this.lastDueMs, readAhead)
+    )
+      return this.ahead;
+    const slow = readAhead > 0 && this.lastDueMs >= slowAt;
+    const started = Date.now();
+    const due = await this.opts.store.due(this.clock(), Math.max(free * 4, slow ? READ_AHEAD_ENTRIES : 50));
+    this.lastDueMs = Date.now() - started;
+    this.aheadAt = Date.now();
+    this.ahead = readAhead > 0 ? due : [];
+    return due;
   }
 
   private async deliver(entry: QueueEntry): Promise<void> {

@@ -1,4 +1,4 @@
-import { refreshInterval } from './dispatcher';
+import { refreshInterval, servesReadAhead } from './dispatcher';
 
 /**
  * The dispatcher reads the whole queue (its view of queued lanes) at the configured interval, unless the
@@ -16,5 +16,22 @@ describe('refreshInterval', () => {
     expect(refreshInterval(5000, 501)).toBe(5010);
     expect(refreshInterval(5000, 4400)).toBe(44000);
     expect(refreshInterval(200, 100)).toBe(1000);
+  });
+});
+
+/**
+ * After a slow due read (decision 0071) the rounds take their due entries from what it read, while some
+ * are left and for at most `readAhead` times the read's duration; then the store is read again.
+ */
+describe('servesReadAhead', () => {
+  it('serves the entries read ahead while some are left and they are young enough', () => {
+    expect(servesReadAhead(1500, 0, 2500, 10)).toBe(true);
+    expect(servesReadAhead(1, 24_999, 2500, 10)).toBe(true);
+  });
+
+  it('reads the store again once they are used up, too old, or reading ahead is off', () => {
+    expect(servesReadAhead(0, 10, 2500, 10)).toBe(false);
+    expect(servesReadAhead(1500, 25_000, 2500, 10)).toBe(false);
+    expect(servesReadAhead(1500, 10, 2500, 0)).toBe(false);
   });
 });

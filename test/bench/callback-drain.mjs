@@ -1,0 +1,177 @@
+#!/usr/bin/env node
+// How fast the callback service's dispatcher drains a queue that piled up while a receiver was down, once
+// it answers again (decision 0071): the service's own DeliveryStore, Dispatcher, CallbackSender, slots and
+// lanes, on a scratch database of the local stack's store, against a local receiver that answers 204 at
+// once. Rounds read the store every time (readAhead 0, before decision 0071) and read ahead (10, the
+// default), alternating, each on a freshly filled queue. Also checks that nothing is sent twice and that
+// each customer's deliveries arrive in stream-version order. Not a test: nothing passes or fails on speed.
+//   node test/bench/callback-drain.mjs      (after `npm run build`, with the local stack up)
+// BENCH_DRAIN_ENTRIES (100,000 pending deliveries: two events each of 50,000 customers, one receiver),
+// BENCH_DRAIN_SECONDS (60 per run), BENCH_DRAIN_ROUNDS (1 pair).
+import { createRequire } from 'node:module';
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { stackEnv } from './stack.mjs';
+
+const require = createRequire(import.meta.url);
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const { MongoClient } = require(require.resolve('mongodb', { paths: [path.join(ROOT, 'packages/store')] }));
+const dist = (f) => require(path.join(ROOT, 'services/callback/dist', f));
+const { DeliveryStore } = dist('delivery-store.js');
+const { deliveryId } = dist('deliveries-of.js');
+const { Dispatcher } = dist('dispatcher.js');
+const { CallbackSender } = dist('callback-sender.js');
+const { DeliverySlots } = dist('delivery-slots.js');
+const { QueuedLanes } = dist('queued-lanes.js');
+const { createCallbackMetrics } = dist('callback-metrics.js');
+const { createLogger, createMetricsRegistry } = require(path.join(ROOT, 'packages/runtime/dist/index.js'));
+const { exportJWK, generateKeyPair } = require(
+  require.resolve('jose', { paths: [path.join(ROOT, 'services/callback')] }),
+);
+
+const entries = Number(process.env.BENCH_DRAIN_ENTRIES ?? 100000);
+const seconds = Number(process.env.BENCH_DRAIN_SECONDS ?? 60);
+const rounds = Number(process.env.BENCH_DRAIN_ROUNDS ?? 1);
+const customers = Math.max(1, Math.floor(entries / 2));
+
+// The receiver: 204 at once; every CloudEvent id and its customer's stream version, in arrival order.
+let received = [];
+const server = http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    received.push({ id: String(req.headers['ce-id']), subject: String(req.headers['ce-subject']) });
+    res.writeHead(204).end();
+  });
+});
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const url = `http://127.0.0.1:${server.address().port}/cb`;
+const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+const signingKey = { ...(await exportJWK(privateKey)), kid: 'bench-1', alg: 'ES256' };
+const client = await new MongoClient(process.env.MONGODB_URI ?? stackEnv().MONGODB_URI).connect();
+
+async function fill(store) {
+  const now = new Date();
+  const due = new Date(now.getTime() - 1000);
+  let batch = [];
+  const t0 = performance.now();
+  for (let v = 1; v <= 2; v++) {
+    for (let c = 0; c < customers; c++) {
+      const eventId = `${randomUUID()}.${v}`;
+      batch.push({
+        delivery: {
+          _id: deliveryId({ eventId, correlationId: `COMM-${c}` }, 'ep-1', true),
+          eventId,
+          endpointId: 'ep-1',
+          url,
+          businessUnit: 'BU1',
+          communicationNumber: `COMM-${c}`,
+          customerExtId: `C-${c}`,
+          streamId: `BU1:C-${c}`,
+          streamVersion: v,
+          cloudEvent: {
+            specversion: '1.0',
+            id: eventId,
+            type: 'com.crs.risk-assessment.completed',
+            source: `COMM-${c}`,
+            subject: `C-${c}`,
+            time: now.toISOString(),
+            data: { version: v },
+          },
+          nextAttemptAt: due,
+        },
+        status: 'pending',
+        attempts: 1,
+        attempt: { at: now, status: 503, ms: 3 },
+        nextAttemptAt: due,
+      });
+      if (batch.length >= 1500) {
+        await store.recordBatch(batch, now);
+        batch = [];
+      }
+    }
+  }
+  if (batch.length) await store.recordBatch(batch, now);
+  return (performance.now() - t0) / 1000;
+}
+
+async function run(label, readAhead, index) {
+  const db = client.db(`bench_cdrain_${index}_${Date.now().toString(36)}`);
+  try {
+    const store = new DeliveryStore(db);
+    await store.ensureIndexes();
+    await store.markKeys();
+    const filled = await fill(store);
+    received = [];
+    const registry = createMetricsRegistry(`bench_drain_${index}`);
+    const metrics = createCallbackMetrics(registry);
+    const sender = new CallbackSender({ signingKey, timeoutMs: 5000, metrics, clock: () => new Date() });
+    const dispatcher = new Dispatcher({
+      store,
+      logger: createLogger('callback-drain-bench', 'error'),
+      registry,
+      metrics,
+      sender,
+      slots: new DeliverySlots(32, 8),
+      lanes: new QueuedLanes(),
+      maxAttempts: 10,
+      timeoutMs: 5000,
+      backoffBaseMs: 1000,
+      backoffMaxMs: 60000,
+      pollMs: 200,
+      readAhead,
+    });
+    const t0 = performance.now();
+    await dispatcher.start();
+    while (performance.now() - t0 < seconds * 1000 && received.length < entries)
+      await new Promise((r) => setTimeout(r, 250));
+    const took = (performance.now() - t0) / 1000;
+    await dispatcher.stop();
+    sender.close();
+    const ids = new Set(received.map((r) => r.id));
+    const lastVersion = new Map();
+    let outOfOrder = 0;
+    for (const r of received) {
+      const v = Number(r.id.split('.').pop());
+      if ((lastVersion.get(r.subject) ?? 0) > v) outOfOrder++;
+      lastVersion.set(r.subject, v);
+    }
+    const line = {
+      label,
+      readAhead,
+      filledSeconds: Math.round(filled * 10) / 10,
+      delivered: received.length,
+      seconds: Math.round(took * 10) / 10,
+      perSecond: Math.round(received.length / took),
+      sentTwice: received.length - ids.size,
+      outOfOrder,
+    };
+    console.log(JSON.stringify(line));
+    return line;
+  } finally {
+    await db.dropDatabase();
+  }
+}
+
+const results = [];
+try {
+  for (let r = 0; r < rounds; r++) {
+    const order =
+      r % 2 === 0
+        ? [
+            ['before', 0],
+            ['after', 10],
+          ]
+        : [
+            ['after', 10],
+            ['before', 0],
+          ];
+    for (const [label, readAhead] of order) results.push(await run(label, readAhead, results.length));
+  }
+  console.log(JSON.stringify({ entries, seconds, results }));
+} finally {
+  await client.close();
+  server.close();
+}
+process.exit(0);
