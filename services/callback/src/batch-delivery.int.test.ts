@@ -366,4 +366,61 @@ describe('BatchDelivery', () => {
         .sort(),
     ).toEqual(['e-105-1', 'e-106-1', 'e-107-1', 'e-108-1', 'e-109-1', 'e-110-1', 'e-111-1']);
   });
+
+  /**
+   * The retry queue's dispatcher reading due entries ahead of its rounds (decision 0071): an entry another
+   * process took after the read is skipped, not sent twice, and everything else goes out once, each
+   * customer's deliveries in stream-version order.
+   */
+  it('skips an entry another process took after the read, and sends the rest once, in order', async () => {
+    const all = [0, 1, 2, 3, 4].flatMap((c) => [delivery(c, 1), delivery(c, 2)]);
+    await store.recordBatch(
+      all.map((d) => ({ delivery: d, status: 'pending' as const, attempts: 1, nextAttemptAt: T0 })),
+      T0,
+    );
+    receiver.mode = { kind: 'slow', delayMs: 400 };
+    const registry = createMetricsRegistry('callback_read_ahead_it');
+    const metrics = createCallbackMetrics(registry);
+    const sender = new CallbackSender({ signingKey: key, timeoutMs: 3000, metrics, clock: () => new Date() });
+    const dispatcher = new Dispatcher({
+      store,
+      logger: createLogger('callback-it', 'error'),
+      registry,
+      metrics,
+      sender,
+      // One attempt at a time, every round served from the first read for as long as entries are left.
+      slots: new DeliverySlots(1, 1),
+      lanes: new QueuedLanes(),
+      maxAttempts: 5,
+      timeoutMs: 3000,
+      backoffBaseMs: 100,
+      backoffMaxMs: 200,
+      pollMs: 50,
+      readAhead: 1e9,
+      slowDueReadMs: 0,
+    });
+    try {
+      await dispatcher.start();
+      await eventually(async () => receiver.received.length > 0, 10_000, 'a first attempt');
+      // Another process (a second callback instance) delivers customer 3's first event meanwhile.
+      const other = new DeliveryStore(db);
+      const [entry] = (await other.due(new Date(), 100)).filter((e) => e._id === 'e-3-1|ep-1');
+      const taken = await other.claim(entry!, new Date(), new Date(Date.now() + 60_000));
+      await other.recordAttempt(taken!, { at: new Date(), status: 204, ms: 1 }, { status: 'delivered' });
+
+      await eventually(async () => (await store.pendingCount()) === 0, 30_000, 'an empty queue');
+      const ids = receiver.accepted.map((c) => String(c.headers['ce-id']));
+      expect(ids).not.toContain('e-3-1');
+      expect([...ids].sort()).toEqual(
+        all
+          .map((d) => d.eventId)
+          .filter((id) => id !== 'e-3-1')
+          .sort(),
+      );
+      for (const c of [0, 1, 2, 4]) expect(ids.indexOf(`e-${c}-1`)).toBeLessThan(ids.indexOf(`e-${c}-2`));
+    } finally {
+      await dispatcher.stop();
+      sender.close();
+    }
+  });
 });
