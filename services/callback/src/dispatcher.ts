@@ -57,26 +57,33 @@ export function afterFailure(
 export const SLOW_DUE_READ_MS = 100;
 /** How many due entries a slow due read takes for the rounds after it. */
 export const READ_AHEAD_ENTRIES = 2000;
+/**
+ * The longest the rounds are served from one read (a read slowed by a store hiccup must not hold back
+ * what becomes due after it for minutes), and the longest between two reads of the whole queue.
+ */
+export const MAX_READ_AHEAD_MS = 30_000;
+export const MAX_REFRESH_INTERVAL_MS = 120_000;
 
 /**
  * Whether a round takes its due entries from those read ahead: some are left and they are younger than
- * `readAhead` times what their read took. A quick read (a small queue) is never served again: its bound
+ * `readAhead` times what their read took (at most MAX_READ_AHEAD_MS). A quick read (a small queue) is never served again: its bound
  * is shorter than a round.
  */
 export function servesReadAhead(left: number, ageMs: number, lastReadMs: number, readAhead: number): boolean {
-  return left > 0 && readAhead > 0 && ageMs < readAhead * lastReadMs;
+  return left > 0 && readAhead > 0 && ageMs < Math.min(readAhead * lastReadMs, MAX_READ_AHEAD_MS);
 }
 
 /**
  * How long the dispatcher waits between two reads of the whole queue (the view of queued lanes): the
- * configured interval, or ten times what the last read took when that is longer. A read of every entry
+ * configured interval, or ten times what the last read took when that is longer (at most
+ * MAX_REFRESH_INTERVAL_MS). A read of every entry
  * grows with the queue (4.3-4.9 s at 100,000 entries on FerretDB v1, decision 0070), and while a receiver
  * is down the queue grows: reading it every 5 s would keep the store busy with nothing else. The view
  * only decides whether a consumed delivery waits behind its lane; this process's own writes keep it
  * current, the read brings in what other processes wrote (`crs redeliver`, another instance).
  */
 export function refreshInterval(configuredMs: number, lastReadMs: number): number {
-  return Math.max(configuredMs, 10 * lastReadMs);
+  return Math.max(configuredMs, Math.min(10 * lastReadMs, MAX_REFRESH_INTERVAL_MS));
 }
 
 /**

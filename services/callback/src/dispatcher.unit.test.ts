@@ -17,6 +17,10 @@ describe('refreshInterval', () => {
     expect(refreshInterval(5000, 4400)).toBe(44000);
     expect(refreshInterval(200, 100)).toBe(1000);
   });
+
+  it('reads the queue at least every two minutes, however slow the last read was (a store hiccup)', () => {
+    expect(refreshInterval(5000, 60_000)).toBe(120_000);
+  });
 });
 
 /**
@@ -33,5 +37,10 @@ describe('servesReadAhead', () => {
     expect(servesReadAhead(0, 10, 2500, 10)).toBe(false);
     expect(servesReadAhead(1500, 25_000, 2500, 10)).toBe(false);
     expect(servesReadAhead(1500, 10, 2500, 0)).toBe(false);
+  });
+
+  it('reads the store again after 30 s, however slow the read was (a store hiccup)', () => {
+    expect(servesReadAhead(10, 29_999, 20_000, 10)).toBe(true);
+    expect(servesReadAhead(10, 30_000, 20_000, 10)).toBe(false);
   });
 });
