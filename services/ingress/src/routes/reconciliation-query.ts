@@ -11,14 +11,15 @@ const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
  * The prefixes of `registeredAt` (ISO 8601 in UTC, as `toISOString` writes it) that cover the window
  * `[fromIso, tillIso]`: its UTC days when it spans at most MAX_DAYS of them, else its months when at most
  * MAX_MONTHS, else its years; ascending, so that rows read prefix by prefix come in `registeredAt` order.
- * Undefined for a window outside the years 0000-9999 (read in one query).
+ * Undefined for a window outside the years 0100-9999 (read in one query: `Date.UTC` takes years 0-99 for
+ * 1900-1999).
  */
 export function registrationPrefixes(fromIso: string, tillIso: string): string[] | undefined {
   const from = new Date(fromIso);
   const till = new Date(tillIso);
   const [y0, y1] = [from.getUTCFullYear(), till.getUTCFullYear()];
   if (Number.isNaN(from.getTime()) || Number.isNaN(till.getTime()) || from > till) return undefined;
-  if (y0 < 0 || y1 > 9999) return undefined;
+  if (y0 < 100 || y1 > 9999) return undefined;
   const year = (y: number) => pad(y, 4);
   const months = (y1 - y0) * 12 + till.getUTCMonth() - from.getUTCMonth() + 1;
   const firstDay = Date.UTC(y0, from.getUTCMonth(), from.getUTCDate());

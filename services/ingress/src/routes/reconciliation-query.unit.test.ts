@@ -49,7 +49,11 @@ describe('registrationPrefixes', () => {
     }
   });
 
-  it('leaves a window outside years 0000-9999 to one query', () => {
+  it('leaves a window outside years 0100-9999 to one query', () => {
     expect(registrationPrefixes('9999-12-31T00:00:00.000Z', '+010000-01-01T00:00:00.000Z')).toBeUndefined();
+    expect(registrationPrefixes('0050-01-01T00:00:00.000Z', '0050-01-02T00:00:00.000Z')).toBeUndefined();
+    expect(registrationPrefixes('0100-01-01T00:00:00.000Z', '0100-01-01T10:00:00.000Z')).toEqual([
+      '0100-01-01',
+    ]);
   });
 });
