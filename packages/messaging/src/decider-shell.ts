@@ -2,7 +2,7 @@ import type { Kafka } from 'kafkajs';
 import type { Logger, Registry } from '@crs/runtime';
 import type { MessageSerde } from './serde';
 import type { DecodedMessage } from './decoded-message';
-import { StreamReader } from './stream-reader';
+import { StreamReader, logCatchUpProgress } from './stream-reader';
 import { TransactionalProcessor } from './transactional-processor';
 import { DecisionLock } from './decision-lock';
 import {
@@ -109,16 +109,10 @@ export class DeciderShell<
     });
     this.reader = reader;
     await reader.start();
-    let lastLogged = 0;
-    await reader.waitUntilCaughtUp(undefined, (read, total) => {
-      if (Date.now() - lastLogged > 2000) {
-        lastLogged = Date.now();
-        logger.info(
-          { read: read.toString(), total: total.toString() },
-          'rebuilding decider state from the event log',
-        );
-      }
-    });
+    await reader.waitUntilCaughtUp(
+      undefined,
+      logCatchUpProgress(logger, 'rebuilding decider state from the event log'),
+    );
     logger.info({ streams: core.states.size }, 'decider state rebuilt');
     const lock = this.lock;
     const processors = this.opts.inputs.map((input, lane) => {

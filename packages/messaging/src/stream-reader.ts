@@ -245,7 +245,7 @@ export class StreamReader<T> {
     // `stream_reader_stalled_seconds` (from `wait.movedAt`).
     let lastRead = -1n;
     let checkedAt = Date.now();
-    let loggedAt = Date.now();
+    let loggedAt = 0;
     for (;;) {
       if (Date.now() - Math.max(wait.movedAt, checkedAt) >= STALL_CHECK_MS) {
         checkedAt = Date.now();
@@ -292,4 +292,23 @@ export class StreamReader<T> {
     await this.admin.deleteGroups([this.groupId]).catch(() => undefined);
     await this.admin.disconnect().catch(() => undefined);
   }
+}
+
+/**
+ * A `waitUntilCaughtUp` progress callback that logs `message` with how much was read of how much, first at
+ * once, then at most every `everyMs` (a rebuild from a long log at start: the decider's state, the screening directory), with
+ * `fields()` added to each line.
+ */
+export function logCatchUpProgress(
+  logger: Logger,
+  message: string,
+  fields: () => Record<string, unknown> = () => ({}),
+  everyMs = 2000,
+): (read: bigint, total: bigint) => void {
+  let loggedAt = Date.now();
+  return (read, total) => {
+    if (Date.now() - loggedAt < everyMs) return;
+    loggedAt = Date.now();
+    logger.info({ read: read.toString(), total: total.toString(), ...fields() }, message);
+  };
 }

@@ -51,12 +51,12 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
         const privacy = CustomerPrivacy.fromConfig(config, mongo.ownDb('keys'), config.PRIVACY_REQUIRED);
         await store.ensureIndexes();
         // decision 0066: a log that is empty now is keyed by communication; one written before keeps its ids,
-        // and may hold what older releases' writes left, repaired here (decision 0067: a scan of the whole
-        // log on FerretDB). A keyed log has nothing to repair.
+        // and may hold what older releases' writes left, repaired here (decision 0067; pending deliveries by
+        // the `status` index, FerretDB too since its patch 0008). A keyed log has nothing to repair.
         const keyed = await store.markKeys();
         if (!keyed) {
           logger.warn(
-            'callback_deliveries holds deliveries written before its keys (decision 0066): the delivery-log API and redeliver by communication read the whole log on FerretDB, and so does every start (docs/operations.md)',
+            'callback_deliveries holds deliveries written before its keys (decision 0066): the delivery-log API and redeliver by communication read the whole log on FerretDB (docs/operations.md)',
           );
           const restored = await store.restoreQueue();
           if (restored > 0) logger.info({ restored }, 'pending callbacks put back in the queue');

@@ -411,9 +411,10 @@ export class DeliveryStore {
   /**
    * Gives every pending delivery a queue entry: repairs a crash between the two writes of a redelivery made
    * by a release before decision 0067, and fills the queue of a store written before it existed. Returns
-   * how many entries it added. It reads every pending delivery (a scan of the whole log on FerretDB v1), so
-   * the service runs it at start on a log from before its keys only: a keyed log (decision 0066) was started
-   * by a release whose writes leave no pending delivery without its entry (decision 0067).
+   * how many entries it added. It reads every pending delivery (by the `status` index; on FerretDB v1 since
+   * its patch 0008, a scan before), and the service runs it at start on a log from before its keys only: a
+   * keyed log (decision 0066) was started by a release whose writes leave no pending delivery without its
+   * entry (decision 0067).
    */
   async restoreQueue(): Promise<number> {
     const pending = await this.collection.find({ status: 'pending' }, { projection: LANE }).toArray();

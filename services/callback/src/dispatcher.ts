@@ -160,7 +160,7 @@ export class Dispatcher {
   private async tick(): Promise<void> {
     if (!this.active || this.ticking) return;
     this.ticking = true;
-    const { slots, lanes } = this.opts;
+    const { slots } = this.opts;
     try {
       if (Date.now() - this.lastRefresh >= refreshInterval(this.opts.refreshMs ?? 5000, this.lastRefreshMs))
         await this.refresh();
@@ -169,7 +169,6 @@ export class Dispatcher {
         const due = await this.dueEntries(free);
         const chosen = new Map<string, QueueEntry>();
         for (const d of due) {
-          lanes.add(d); // a redelivery written by the API or the CLI
           const lane = laneOf(d);
           const current = chosen.get(lane);
           if (!slots.laneBusy(lane) && (!current || d.streamVersion < current.streamVersion))
@@ -216,16 +215,14 @@ export class Dispatcher {
    */
   private async dueEntries(free: number): Promise<QueueEntry[]> {
     const readAhead = this.opts.readAhead ?? 10;
-    const slowAt = this.opts.slowDueReadMs ?? SLOW_DUE_READ_MS;
-    if (
-      this.lastDueMs >= slowAt &&
-      servesReadAhead(this.ahead.length, Date.now() - this.aheadAt, this.lastDueMs, readAhead)
-    )
+    const slow = readAhead > 0 && this.lastDueMs >= (this.opts.slowDueReadMs ?? SLOW_DUE_READ_MS);
+    if (slow && servesReadAhead(this.ahead.length, Date.now() - this.aheadAt, this.lastDueMs, readAhead))
       return this.ahead;
-    const slow = readAhead > 0 && this.lastDueMs >= slowAt;
     const started = Date.now();
     const due = await this.opts.store.due(this.clock(), Math.max(free * 4, slow ? READ_AHEAD_ENTRIES : 50));
     this.lastDueMs = Date.now() - started;
+    // What others wrote (a redelivery through the API or the CLI) joins the view of queued lanes, once per read.
+    for (const d of due) this.opts.lanes.add(d);
     this.aheadAt = Date.now();
     this.ahead = readAhead > 0 ? due : [];
     return due;

@@ -1,7 +1,13 @@
 import { Histogram, type Logger, type Registry } from '@crs/runtime';
 import { createTokenVerifier } from '@crs/auth';
 import type { CustomerEvent } from '@crs/contracts';
-import { DurablePublisher, StreamReader, TransactionalProcessor, type TopicNames } from '@crs/messaging';
+import {
+  DurablePublisher,
+  StreamReader,
+  TransactionalProcessor,
+  logCatchUpProgress,
+  type TopicNames,
+} from '@crs/messaging';
 import { createNameReader, loadJapaneseTokenizer } from '@crs/screening-core';
 import { CustomerPrivacy, PrivacyKeysMissingError } from '@crs/privacy';
 import { ServiceHost } from '@crs/host';
@@ -172,15 +178,12 @@ export function buildScreeningService(
         await host.startPart(listsReader);
         await host.startPart(eventsReader);
         await listsReader.waitUntilCaughtUp();
-        let progressAt = rebuildStarted;
-        await eventsReader.waitUntilCaughtUp(undefined, (read, total) => {
-          if (Date.now() - progressAt < 2000) return;
-          progressAt = Date.now();
-          logger.info(
-            { read: read.toString(), total: total.toString(), screenedCustomers: directory.screened.size },
-            'rebuilding the screening directory from the customer log',
-          );
-        });
+        await eventsReader.waitUntilCaughtUp(
+          undefined,
+          logCatchUpProgress(logger, 'rebuilding the screening directory from the customer log', () => ({
+            screenedCustomers: directory.screened.size,
+          })),
+        );
         logger.info(
           {
             ms: Date.now() - rebuildStarted,
