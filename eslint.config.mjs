@@ -30,6 +30,7 @@ export default tseslint.config(
     // test/guards/fixtures: deliberate violations, linted only by test/guards/guards.unit.test.ts.
     ignores: [
       '**/dist/**',
+      '**/dist-before/**',
       '**/node_modules/**',
       '.local/**',
       '.tools/**',

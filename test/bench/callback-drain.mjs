@@ -8,6 +8,10 @@
 //   node test/bench/callback-drain.mjs      (after `npm run build`, with the local stack up)
 // BENCH_DRAIN_ENTRIES (100,000 pending deliveries: two events each of 50,000 customers, one receiver),
 // BENCH_DRAIN_SECONDS (60 per run), BENCH_DRAIN_ROUNDS (1 pair).
+// BENCH_DRAIN_BEFORE_DIST: a build of the callback service to run as the 'before' side instead of this
+// build without read-ahead, e.g. the build before a change, copied first with
+// `cp -r services/callback/dist services/callback/dist-before` (it must sit in services/callback to find
+// its packages); both sides then run with the default read-ahead.
 import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -18,14 +22,26 @@ import { stackEnv } from './stack.mjs';
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const { MongoClient } = require(require.resolve('mongodb', { paths: [path.join(ROOT, 'packages/store')] }));
-const dist = (f) => require(path.join(ROOT, 'services/callback/dist', f));
-const { DeliveryStore } = dist('delivery-store.js');
-const { deliveryId } = dist('deliveries-of.js');
-const { Dispatcher } = dist('dispatcher.js');
-const { CallbackSender } = dist('callback-sender.js');
-const { DeliverySlots } = dist('delivery-slots.js');
-const { QueuedLanes } = dist('queued-lanes.js');
-const { createCallbackMetrics } = dist('callback-metrics.js');
+/** The callback service's pieces from one build (`services/callback/dist` or the 'before' copy). */
+function build(dir) {
+  const dist = (f) => require(path.resolve(ROOT, dir, f));
+  return {
+    dir,
+    DeliveryStore: dist('delivery-store.js').DeliveryStore,
+    deliveryId: dist('deliveries-of.js').deliveryId,
+    Dispatcher: dist('dispatcher.js').Dispatcher,
+    CallbackSender: dist('callback-sender.js').CallbackSender,
+    DeliverySlots: dist('delivery-slots.js').DeliverySlots,
+    QueuedLanes: dist('queued-lanes.js').QueuedLanes,
+    createCallbackMetrics: dist('callback-metrics.js').createCallbackMetrics,
+  };
+}
+const current = build('services/callback/dist');
+const beforeDist = process.env.BENCH_DRAIN_BEFORE_DIST;
+// Without a 'before' build: this build, every round reading the store (before decision 0071).
+const sides = beforeDist
+  ? { before: [build(beforeDist), 10], after: [current, 10] }
+  : { before: [current, 0], after: [current, 10] };
 const { createLogger, createMetricsRegistry } = require(path.join(ROOT, 'packages/runtime/dist/index.js'));
 const { exportJWK, generateKeyPair } = require(
   require.resolve('jose', { paths: [path.join(ROOT, 'services/callback')] }),
@@ -51,7 +67,7 @@ const { privateKey } = await generateKeyPair('ES256', { extractable: true });
 const signingKey = { ...(await exportJWK(privateKey)), kid: 'bench-1', alg: 'ES256' };
 const client = await new MongoClient(process.env.MONGODB_URI ?? stackEnv().MONGODB_URI).connect();
 
-async function fill(store) {
+async function fill(store, { deliveryId }) {
   const now = new Date();
   const due = new Date(now.getTime() - 1000);
   let batch = [];
@@ -96,13 +112,15 @@ async function fill(store) {
   return (performance.now() - t0) / 1000;
 }
 
-async function run(label, readAhead, index) {
+async function run(label, code, readAhead, index) {
+  const { DeliveryStore, Dispatcher, CallbackSender, DeliverySlots, QueuedLanes, createCallbackMetrics } =
+    code;
   const db = client.db(`bench_cdrain_${index}_${Date.now().toString(36)}`);
   try {
     const store = new DeliveryStore(db);
     await store.ensureIndexes();
     await store.markKeys();
-    const filled = await fill(store);
+    const filled = await fill(store, code);
     received = [];
     const registry = createMetricsRegistry(`bench_drain_${index}`);
     const metrics = createCallbackMetrics(registry);
@@ -139,6 +157,7 @@ async function run(label, readAhead, index) {
     }
     const line = {
       label,
+      build: code.dir,
       readAhead,
       filledSeconds: Math.round(filled * 10) / 10,
       delivered: received.length,
@@ -157,17 +176,8 @@ async function run(label, readAhead, index) {
 const results = [];
 try {
   for (let r = 0; r < rounds; r++) {
-    const order =
-      r % 2 === 0
-        ? [
-            ['before', 0],
-            ['after', 10],
-          ]
-        : [
-            ['after', 10],
-            ['before', 0],
-          ];
-    for (const [label, readAhead] of order) results.push(await run(label, readAhead, results.length));
+    const order = r % 2 === 0 ? ['before', 'after'] : ['after', 'before'];
+    for (const label of order) results.push(await run(label, ...sides[label], results.length));
   }
   console.log(JSON.stringify({ entries, seconds, results }));
 } finally {

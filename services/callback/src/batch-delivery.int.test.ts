@@ -423,4 +423,59 @@ describe('BatchDelivery', () => {
       sender.close();
     }
   });
+  /**
+   * A round of the retry queue's dispatcher (decision 0072): the store is asked which lanes wait for about
+   * as many as can go, the picks are claimed in one go, and everything goes out once, in order, a lane
+   * behind an entry not yet due held back.
+   */
+  it('claims a round in one go, asks which lanes wait only for about as many as can go, and keeps each lane in order', async () => {
+    const all = Array.from({ length: 40 }, (_, c) => [delivery(c, 1), delivery(c, 2)]).flat();
+    const held = [40, 41, 42].flatMap((c) => [
+      { ...delivery(c, 1), nextAttemptAt: new Date(Date.now() + 3_600_000) },
+      delivery(c, 2),
+    ]);
+    await store.recordBatch(
+      [...all, ...held].map((d) => ({
+        delivery: d,
+        status: 'pending' as const,
+        attempts: 1,
+        nextAttemptAt: d.nextAttemptAt,
+      })),
+      T0,
+    );
+    const asked = jest.spyOn(store, 'blockedAmong');
+    const claims = jest.spyOn(store, 'claimMany');
+    const registry = createMetricsRegistry('callback_rounds_it');
+    const metrics = createCallbackMetrics(registry);
+    const sender = new CallbackSender({ signingKey: key, timeoutMs: 3000, metrics, clock: () => new Date() });
+    const dispatcher = new Dispatcher({
+      store,
+      logger: createLogger('callback-it', 'error'),
+      registry,
+      metrics,
+      sender,
+      slots: new DeliverySlots(4, 4),
+      lanes: new QueuedLanes(),
+      maxAttempts: 5,
+      timeoutMs: 3000,
+      backoffBaseMs: 100,
+      backoffMaxMs: 200,
+      pollMs: 50,
+      // Every round served from one read of everything due (86 entries, 43 lanes).
+      readAhead: 1e9,
+      slowDueReadMs: 0,
+    });
+    try {
+      await dispatcher.start();
+      await eventually(async () => (await store.pendingCount()) === held.length, 30_000, 'the rest sent');
+      const ids = idsAt(receiver);
+      expect([...ids].sort()).toEqual(all.map((d) => d.eventId).sort());
+      for (let c = 0; c < 40; c++) expect(ids.indexOf(`e-${c}-1`)).toBeLessThan(ids.indexOf(`e-${c}-2`));
+      for (const [candidates] of asked.mock.calls) expect(candidates.length).toBeLessThanOrEqual(8);
+      expect(Math.max(...claims.mock.calls.map(([entries]) => entries.length))).toBeGreaterThan(1);
+    } finally {
+      await dispatcher.stop();
+      sender.close();
+    }
+  });
 });

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { AttemptRecorder } from './attempt-recorder';
 import type { BatchOutcome, DeliveryDoc, NewDelivery } from './delivery-store';
 import type { SentAttempt } from './callback-sender';
 import { afterFailure, type DeliveryPathOptions } from './dispatcher';
@@ -65,9 +66,12 @@ export class BatchDelivery {
   private joins = 0;
   private readonly handovers = new Set<Promise<void>>();
   private readonly clock: () => Date;
+  /** Outcomes of handed-over attempts written together (decision 0072). */
+  private readonly recorder: AttemptRecorder;
 
   constructor(private readonly opts: BatchDeliveryOptions) {
     this.clock = opts.clock ?? (() => new Date());
+    this.recorder = new AttemptRecorder(opts.store);
   }
 
   /** Delivers (or queues) a batch's deliveries, given in event order, and writes their outcomes. */
@@ -265,7 +269,8 @@ export class BatchDelivery {
   }
 
   /**
-   * Records a handed-over attempt once it ends, by `_id` like any queued attempt. When its batch could not
+   * Records a handed-over attempt once it ends, by `_id` like any queued attempt (with the others that end
+   * meanwhile: decision 0072). When its batch could not
    * be written, nothing is recorded: the batch is consumed again, or the lease runs out.
    */
   private finishHandover(h: Handover, written: boolean): void {
@@ -280,9 +285,13 @@ export class BatchDelivery {
           createdAt: this.clock(),
         };
         const outcome = this.outcomeOf(h.delivery, sent);
-        await this.opts.store.recordAttempt(d, sent.attempt, {
-          status: outcome.status,
-          ...(outcome.status === 'pending' ? { nextAttemptAt: outcome.nextAttemptAt } : {}),
+        await this.recorder.record({
+          delivery: d,
+          attempt: sent.attempt,
+          next: {
+            status: outcome.status,
+            ...(outcome.status === 'pending' ? { nextAttemptAt: outcome.nextAttemptAt } : {}),
+          },
         });
         if (outcome.status !== 'pending') this.opts.lanes.remove(d._id);
         else this.opts.queued();

@@ -56,6 +56,8 @@ export interface QueueEntry {
    * when the log still says it ended, instead of dropping the entry, and then removes the mark.
    */
   redelivery?: boolean;
+  /** The token of the claim that leased the entry last (decision 0072): a claim reads back what it won. */
+  claim?: string;
 }
 
 export type NewDelivery = Omit<DeliveryDoc, 'status' | 'attempts' | 'log' | 'createdAt'>;
@@ -81,6 +83,13 @@ export interface BatchOutcome {
   attempts: number;
   attempt?: DeliveryAttempt;
   nextAttemptAt: Date;
+}
+
+/** An attempt of a claimed delivery as `recordAttempts` writes it: the delivery, the attempt, what comes next. */
+export interface RecordedAttempt {
+  delivery: DeliveryDoc;
+  attempt: DeliveryAttempt;
+  next: { status: DeliveryDoc['status']; nextAttemptAt?: Date };
 }
 
 export interface RedeliverFilter {

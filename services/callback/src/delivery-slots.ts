@@ -19,6 +19,17 @@ export class DeliverySlots {
     return this.total;
   }
 
+  /** How many more attempts to this endpoint may start now. */
+  freeFor(endpointId: string): number {
+    return Math.max(
+      0,
+      Math.min(
+        this.concurrency - this.total,
+        this.perEndpointLimit - (this.perEndpoint.get(endpointId) ?? 0),
+      ),
+    );
+  }
+
   laneBusy(lane: string): boolean {
     return this.lanes.has(lane);
   }

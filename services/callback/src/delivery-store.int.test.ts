@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { MongoClient, type Db } from 'mongodb';
 import { DeliveryStore, type NewDelivery } from './delivery-store';
 import { deliveryId } from './deliveries-of';
+import { AttemptRecorder } from './attempt-recorder';
 
 /**
  * The callback queue against the real MongoDB-compatible store (FerretDB locally): only pending
@@ -138,6 +139,112 @@ describe('DeliveryStore (callback queue)', () => {
     // The attempt never reports back (a crash): after the lease the delivery is due and claimable again.
     const [again] = await store.due(at(31), 10);
     expect(await store.claim(again!, at(31), at(60))).toMatchObject({ attempts: 2 });
+  });
+
+  it('claims a round in one go: what is due and pending, in the order given; an ended delivery leaves the queue (decision 0072)', async () => {
+    for (const n of [1, 2, 3, 4, 5])
+      await enqueue(delivery(n, n === 2 ? { nextAttemptAt: at(100) } : {}), T0);
+    // A crash between the log write and the queue removal: e-3 ended, its entry is left behind.
+    await store.collection.updateOne({ _id: 'e-3|ep-1' }, { $set: { status: 'delivered' } });
+    const entries = (await store.queue.find().toArray()).reverse();
+
+    const claimed = await store.claimMany(entries, T0, at(30));
+    expect(claimed.map((d) => [d.eventId, d.attempts, d.status])).toEqual([
+      ['e-5', 1, 'pending'],
+      ['e-4', 1, 'pending'],
+      ['e-1', 1, 'pending'],
+    ]);
+    expect(claimed[0]!.cloudEvent).toEqual(delivery(5).cloudEvent);
+    expect(
+      (await store.queue.find().sort({ _id: 1 }).toArray()).map((e) => [e._id, e.nextAttemptAt]),
+    ).toEqual([
+      ['e-1|ep-1', at(30)],
+      ['e-2|ep-1', at(100)],
+      ['e-4|ep-1', at(30)],
+      ['e-5|ep-1', at(30)],
+    ]);
+    // Leased: neither this round's entries again nor another claimer wins them before the lease ends.
+    expect(await store.claimMany(entries, at(10), at(40))).toEqual([]);
+    expect(await new DeliveryStore(db).claimMany(entries, at(10), at(40))).toEqual([]);
+  });
+
+  it('two rounds claiming the same entries at once win each entry once', async () => {
+    for (const n of [1, 2, 3, 4, 5, 6]) await enqueue(delivery(n), T0);
+    const entries = await store.due(T0, 10);
+    const [a, b] = await Promise.all([
+      store.claimMany(entries.slice(0, 4), T0, at(30)),
+      store.claimMany(entries.slice(2), T0, at(30)),
+    ]);
+    expect([...a, ...b].map((d) => d.eventId).sort()).toEqual(['e-1', 'e-2', 'e-3', 'e-4', 'e-5', 'e-6']);
+  });
+
+  it('records the outcomes of a round in one go: delivered and dead leave the queue, a retry is due again later', async () => {
+    for (const n of [1, 2, 3]) await enqueue(delivery(n), T0);
+    const [one, two, three] = await store.claimMany(await store.due(T0, 10), T0, at(30));
+    await store.recordAttempts([
+      { delivery: one!, attempt: { at: T0, status: 204, ms: 2 }, next: { status: 'delivered' } },
+      { delivery: two!, attempt: { at: T0, status: 410, ms: 3 }, next: { status: 'dead' } },
+      {
+        delivery: three!,
+        attempt: { at: T0, status: 503, ms: 4 },
+        next: { status: 'pending', nextAttemptAt: at(8) },
+      },
+    ]);
+    expect(
+      (await store.collection.find().sort({ _id: 1 }).toArray()).map((d) => [
+        d._id,
+        d.status,
+        d.attempts,
+        d.log,
+      ]),
+    ).toEqual([
+      ['e-1|ep-1', 'delivered', 1, [{ at: T0, status: 204, ms: 2 }]],
+      ['e-2|ep-1', 'dead', 1, [{ at: T0, status: 410, ms: 3 }]],
+      ['e-3|ep-1', 'pending', 1, [{ at: T0, status: 503, ms: 4 }]],
+    ]);
+    expect(await store.collection.findOne({ _id: 'e-1|ep-1' })).toMatchObject({ deliveredAt: T0 });
+    expect((await store.queue.find().toArray()).map((e) => [e._id, e.nextAttemptAt, e.attempts])).toEqual([
+      ['e-3|ep-1', at(8), 1],
+    ]);
+    expect(await store.claimMany(await store.due(at(8), 10), at(8), at(40))).toMatchObject([
+      { eventId: 'e-3', attempts: 2 },
+    ]);
+  });
+
+  it('the attempt recorder writes the outcomes that end together in one write, each caller answered (decision 0072)', async () => {
+    for (const n of [1, 2, 3, 4, 5, 6]) await enqueue(delivery(n), T0);
+    const claimed = await store.claimMany(await store.due(T0, 10), T0, at(30));
+    const writes = jest.spyOn(store, 'recordAttempts');
+    const recorder = new AttemptRecorder(store);
+    await Promise.all(
+      claimed.map((d) =>
+        recorder.record({
+          delivery: d,
+          attempt: { at: T0, status: 204, ms: 1 },
+          next: { status: 'delivered' },
+        }),
+      ),
+    );
+    expect(writes).toHaveBeenCalledTimes(1);
+    expect(writes.mock.calls[0]![0]).toHaveLength(6);
+    expect(await store.pendingCount()).toBe(0);
+    expect(await store.collection.countDocuments({ status: 'delivered' })).toBe(6);
+
+    // A write that fails fails each of its callers (their entries stay leased and go again after the lease).
+    const lost = await new MongoClient(process.env.MONGODB_URI!).connect();
+    const unreachable = new DeliveryStore(lost.db(db.databaseName));
+    await lost.close();
+    const failing = new AttemptRecorder(unreachable);
+    const outcomes = await Promise.allSettled(
+      claimed.slice(0, 2).map((d) =>
+        failing.record({
+          delivery: d,
+          attempt: { at: T0, status: 204, ms: 1 },
+          next: { status: 'delivered' },
+        }),
+      ),
+    );
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
   });
 
   it('a failed attempt reschedules the queue entry; the last one dead-letters and empties the queue', async () => {

@@ -1,4 +1,5 @@
-import type { Collection, Db, Document, Filter } from 'mongodb';
+import { randomUUID } from 'node:crypto';
+import type { AnyBulkWriteOperation, Collection, Db, Document, Filter } from 'mongodb';
 import {
   CommunicationKeyLookup,
   OwnedCollections,
@@ -15,6 +16,7 @@ import type {
   DeliveryDoc,
   QueueEntry,
   BatchOutcome,
+  RecordedAttempt,
   RedeliverFilter,
   StoredDelivery,
 } from './delivery-model';
@@ -26,6 +28,7 @@ export type {
   QueueEntry,
   NewDelivery,
   BatchOutcome,
+  RecordedAttempt,
   RedeliverFilter,
   StoredDelivery,
 } from './delivery-model';
@@ -84,7 +87,8 @@ export function deliveryOf(d: StoredDelivery): DeliveryDoc {
  *
  * The callback service writes a consumed batch's first attempts in bulk (`recordBatch`: one insertMany
  * into the log, one into the queue for what is not done); retries, redeliveries and attempts handed over
- * by a batch go through the queue one by one (`due`, `claim`, `recordAttempt`).
+ * by a batch go through the queue: a dispatch round's due entries claimed in one go (`due`, `claimMany`),
+ * the outcomes of attempts that ended meanwhile written together (`recordAttempts`, decision 0072).
  *
  * A crash between the two writes leaves the queue stale; it heals without sending twice: a claimed
  * entry whose log says the delivery ended is removed instead of sent (unless the entry is a redelivery,
@@ -97,8 +101,8 @@ export class DeliveryStore {
   readonly collection: Collection<StoredDelivery>;
   readonly queue: Collection<QueueEntry>;
   readonly progress: Collection<ProgressDoc>;
-  /** Claims in flight per queue entry in this process (see claim). */
-  private readonly claiming = new Map<string, Promise<unknown>>();
+  /** The claim under way in this process: claims run one after the other (see claimMany). */
+  private claims: Promise<unknown> = Promise.resolve();
   /** Whether the log is keyed by communication, read from it (the delivery-log API, `redeliver`). */
   private readonly byCommunication = new CommunicationKeyLookup();
 
@@ -298,84 +302,125 @@ export class DeliveryStore {
     );
   }
 
-  /**
-   * Claims a due delivery for one attempt and returns it (attempts already counted), or null when it is
-   * not to be sent now. Only one claimer wins: the queue entry must still be due, and the lease moves its
-   * due time past the attempt's timeout, so neither another round nor another instance sends it
-   * meanwhile. A crash during the attempt lets the lease run out and the delivery is tried again
-   * (receivers de-duplicate on ce-id). An entry whose delivery already ended (a crash between the log
-   * write and the queue removal) is removed here instead of being sent; a redelivery's entry instead
-   * takes the delivery back in the log (status `pending`, a fresh budget) and sends it (decision 0067).
-   */
+  /** Claims one due delivery (see claimMany); null when it is not to be sent now. */
   async claim(entry: QueueEntry, now: Date, leaseUntil: Date): Promise<DeliveryDoc | null> {
-    // On MongoDB the conditional findOneAndUpdate is atomic. FerretDB v1 evaluates the condition in
-    // Go and then writes by _id, so two concurrent claims of one entry can both pass: claims of the
-    // same entry in this process run one after the other. (Across processes only MongoDB is atomic;
-    // the local stack runs one callback service: docs/callbacks.md "Queue".)
-    const previous = this.claiming.get(entry._id) ?? Promise.resolve();
-    const mine = previous.then(() => this.claimOnce(entry, now, leaseUntil));
-    const settled = mine.catch(() => undefined);
-    this.claiming.set(entry._id, settled);
-    try {
-      return await mine;
-    } finally {
-      if (this.claiming.get(entry._id) === settled) this.claiming.delete(entry._id);
-    }
+    return (await this.claimMany([entry], now, leaseUntil))[0] ?? null;
   }
 
-  private async claimOnce(entry: QueueEntry, now: Date, leaseUntil: Date): Promise<DeliveryDoc | null> {
-    const claimed = await this.queue.findOneAndUpdate(
-      { _id: entry._id, nextAttemptAt: { $lte: now } },
-      { $set: { nextAttemptAt: leaseUntil }, $inc: { attempts: 1 } },
-      { returnDocument: 'after' },
+  /**
+   * Claims due deliveries for one attempt each and returns those to send (attempts already counted), in
+   * the order given; an entry not to be sent now is left out. Only one claimer wins an entry: it must
+   * still be due, and the lease moves its due time past the attempt's timeout, so neither another round
+   * nor another instance sends it meanwhile. A crash during the attempt lets the lease run out and the
+   * delivery is tried again (receivers de-duplicate on ce-id). An entry whose delivery already ended (a
+   * crash between the log write and the queue removal) is removed here instead of being sent; a
+   * redelivery's entry instead takes the delivery back in the log (status `pending`, a fresh budget) and
+   * sends it (decision 0067).
+   *
+   * In bulk (decision 0072): one conditional `updateMany` that marks what it leases with this claim's
+   * token, one read of the entries holding the token, one of their log documents, and one removal of
+   * those whose delivery ended: four commands for a dispatch round instead of two or three per delivery.
+   */
+  async claimMany(entries: readonly QueueEntry[], now: Date, leaseUntil: Date): Promise<DeliveryDoc[]> {
+    if (entries.length === 0) return [];
+    // On MongoDB each document's conditional update is atomic, so of two claimers only one leaves its
+    // token. FerretDB v1 evaluates the condition in Go and then writes by _id, so two concurrent claims of
+    // one entry can both pass: claims in this process run one after the other. (Across processes only
+    // MongoDB is atomic; the local stack runs one callback service: docs/callbacks.md "Queue".)
+    const mine = this.claims.then(() => this.claimAll(entries, now, leaseUntil));
+    this.claims = mine.catch(() => undefined);
+    return mine;
+  }
+
+  private async claimAll(
+    entries: readonly QueueEntry[],
+    now: Date,
+    leaseUntil: Date,
+  ): Promise<DeliveryDoc[]> {
+    const ids = [...new Set(entries.map((e) => e._id))];
+    const claim = randomUUID();
+    const { modifiedCount } = await this.queue.updateMany(
+      { _id: { $in: ids }, nextAttemptAt: { $lte: now } },
+      { $set: { nextAttemptAt: leaseUntil, claim }, $inc: { attempts: 1 } },
     );
-    if (!claimed) return null;
-    let d = await this.collection.findOne({ _id: entry._id });
-    if (d && claimed.redelivery) {
-      // A redelivery (decision 0067): the log takes the delivery back, with the entry's fresh budget; then
-      // the mark goes, so an entry this attempt's end leaves behind (a crash) is removed like any other.
-      if (d.status !== 'pending') {
-        await this.collection.updateOne(
-          { _id: entry._id },
-          { $set: { status: 'pending', attempts: 0, nextAttemptAt: now } },
-        );
-        d = { ...d, status: 'pending', nextAttemptAt: now };
+    if (modifiedCount === 0) return [];
+    const claimed = await this.queue.find({ _id: { $in: ids }, claim }).toArray();
+    if (claimed.length === 0) return [];
+    const logs = await findByIds(
+      this.collection,
+      claimed.map((c) => c._id),
+    );
+    const taken = new Map<string, DeliveryDoc>();
+    const ended: string[] = [];
+    for (const c of claimed) {
+      let d = logs.get(c._id);
+      if (d && c.redelivery) {
+        // A redelivery (decision 0067): the log takes the delivery back, with the entry's fresh budget; then
+        // the mark goes, so an entry this attempt's end leaves behind (a crash) is removed like any other.
+        if (d.status !== 'pending') {
+          await this.collection.updateOne(
+            { _id: c._id },
+            { $set: { status: 'pending', attempts: 0, nextAttemptAt: now } },
+          );
+          d = { ...d, status: 'pending', nextAttemptAt: now };
+        }
+        await this.queue.updateOne({ _id: c._id }, { $unset: { redelivery: '' } });
       }
-      await this.queue.updateOne({ _id: entry._id }, { $unset: { redelivery: '' } });
+      if (d?.status !== 'pending') ended.push(c._id);
+      else taken.set(c._id, { ...deliveryOf(d), attempts: c.attempts });
     }
-    if (d?.status !== 'pending') {
-      await this.queue.deleteOne({ _id: entry._id });
-      return null;
-    }
-    return { ...deliveryOf(d), attempts: claimed.attempts };
+    if (ended.length > 0) await this.queue.deleteMany({ _id: { $in: ended } });
+    return ids.flatMap((id) => {
+      const d = taken.get(id);
+      return d ? [d] : [];
+    });
   }
 
-  /** Records an attempt of a claimed delivery and moves it on: delivered, dead, or due again later. */
+  /** Records an attempt of a claimed delivery and moves it on (see recordAttempts). */
   async recordAttempt(
     d: DeliveryDoc,
     attempt: DeliveryAttempt,
     next: { status: DeliveryDoc['status']; nextAttemptAt?: Date },
   ): Promise<void> {
-    await this.collection.updateOne(
-      { _id: d._id },
-      {
-        $set: {
-          status: next.status,
-          attempts: d.attempts,
-          ...(next.nextAttemptAt ? { nextAttemptAt: next.nextAttemptAt } : {}),
-          ...(next.status === 'delivered' ? { deliveredAt: attempt.at } : {}),
+    await this.recordAttempts([{ delivery: d, attempt, next }]);
+  }
+
+  /**
+   * Records attempts of claimed deliveries and moves each on: delivered, dead, or due again later. The
+   * log first (one `bulkWrite` of updates by `_id`), then the queue (one removal of the ended ones, one
+   * `bulkWrite` of the next due times): a crash between them leaves entries that the next claim removes
+   * (their delivery ended) or sends again after their lease (decision 0072).
+   */
+  async recordAttempts(attempts: readonly RecordedAttempt[]): Promise<void> {
+    if (attempts.length === 0) return;
+    await this.collection.bulkWrite(
+      attempts.map(({ delivery: d, attempt, next }) => ({
+        updateOne: {
+          filter: { _id: d._id },
+          update: {
+            $set: {
+              status: next.status,
+              attempts: d.attempts,
+              ...(next.nextAttemptAt ? { nextAttemptAt: next.nextAttemptAt } : {}),
+              ...(next.status === 'delivered' ? { deliveredAt: attempt.at } : {}),
+            },
+            $push: { log: attempt },
+          },
         },
-        $push: { log: attempt },
-      },
+      })),
+      { ordered: false },
     );
-    if (next.status === 'pending') {
-      await this.queue.updateOne(
-        { _id: d._id },
-        { $set: { nextAttemptAt: next.nextAttemptAt ?? attempt.at } },
-      );
-    } else {
-      await this.queue.deleteOne({ _id: d._id });
-    }
+    const ended = attempts.filter((a) => a.next.status !== 'pending').map((a) => a.delivery._id);
+    const again: AnyBulkWriteOperation<QueueEntry>[] = attempts
+      .filter((a) => a.next.status === 'pending')
+      .map(({ delivery: d, attempt, next }) => ({
+        updateOne: {
+          filter: { _id: d._id },
+          update: { $set: { nextAttemptAt: next.nextAttemptAt ?? attempt.at } },
+        },
+      }));
+    if (ended.length > 0) await this.queue.deleteMany({ _id: { $in: ended } });
+    if (again.length > 0) await this.queue.bulkWrite(again, { ordered: false });
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Gauge, type Logger, type Registry } from '@crs/runtime';
-import type { DeliveryStore, QueueEntry } from './delivery-store';
+import { AttemptRecorder } from './attempt-recorder';
+import type { DeliveryDoc, DeliveryStore, QueueEntry } from './delivery-store';
 import { nextDelayMs } from './domain/routing';
 import type { CallbackMetrics } from './callback-metrics';
 import type { CallbackSender } from './callback-sender';
@@ -56,7 +57,7 @@ export function afterFailure(
 /** A due read at least this slow (ms) is read ahead of the rounds (decision 0071). */
 export const SLOW_DUE_READ_MS = 100;
 /** How many due entries a slow due read takes for the rounds after it. */
-export const READ_AHEAD_ENTRIES = 2000;
+export const READ_AHEAD_ENTRIES = 10_000;
 /**
  * The longest the rounds are served from one read (a read slowed by a store hiccup must not hold back
  * what becomes due after it for minutes), and the longest between two reads of the whole queue.
@@ -88,9 +89,10 @@ export function refreshInterval(configuredMs: number, lastReadMs: number): numbe
 
 /**
  * Delivers what is in the retry queue (`callback_queue`): failed attempts waiting for their next one,
- * deliveries queued behind them, attempts a batch handed over, and redeliveries. Due entries are claimed
- * and sent concurrently within the shared slots (one at a time per customer and endpoint, a slow receiver
- * holding only its own), with exponential backoff and jitter and a dead letter after maxAttempts. The
+ * deliveries queued behind them, attempts a batch handed over, and redeliveries. A round's due entries are
+ * claimed in one go and sent concurrently within the shared slots (one at a time per customer and
+ * endpoint, a slow receiver holding only its own), their outcomes written together (decision 0072), with
+ * exponential backoff and jitter and a dead letter after maxAttempts. The
  * first attempt of a new delivery normally comes from the consumed batch (BatchDelivery), not from here.
  */
 export class Dispatcher {
@@ -98,6 +100,8 @@ export class Dispatcher {
   private timer: NodeJS.Timeout | undefined;
   private active = false;
   private ticking = false;
+  /** Kicked during a round: the next round starts at once. */
+  private kicked = false;
   private lastRefresh = 0;
   /** How long the last refresh took: the next waits at least ten times that (see tick). */
   private lastRefreshMs = 0;
@@ -106,9 +110,12 @@ export class Dispatcher {
   private aheadAt = 0;
   private lastDueMs = 0;
   private readonly clock: () => Date;
+  /** Outcomes of attempts written together (decision 0072). */
+  private readonly recorder: AttemptRecorder;
 
   constructor(private readonly opts: DispatcherOptions) {
     this.clock = opts.clock ?? (() => new Date());
+    this.recorder = new AttemptRecorder(opts.store);
     const store = opts.store;
     new Gauge({
       name: 'callback_queue_pending',
@@ -129,7 +136,9 @@ export class Dispatcher {
 
   /** Called when deliveries were queued, so they go out without waiting for the next poll. */
   kick(): void {
-    if (this.active && !this.ticking) this.schedule(0);
+    if (!this.active) return;
+    if (this.ticking) this.kicked = true;
+    else this.schedule(0);
   }
 
   async stop(): Promise<void> {
@@ -174,35 +183,53 @@ export class Dispatcher {
           if (!slots.laneBusy(lane) && (!current || d.streamVersion < current.streamVersion))
             chosen.set(lane, d);
         }
-        const blocked = await this.opts.store.blockedAmong([...chosen.values()]);
-        const taken = new Set<string>();
-        for (const [lane, d] of chosen) {
-          if (blocked.has(d._id) || !slots.tryTake(lane, d.endpointId)) continue;
-          // A store failure (database down) must not end the process: the claim's lease runs out and
-          // the delivery is taken up again once the store answers.
-          const work: Promise<void> = this.deliver(d)
-            .catch((err: unknown) =>
-              this.opts.logger.warn(
-                { err, deliveryId: d._id, endpointId: d.endpointId },
-                'callback delivery bookkeeping failed; retried after the lease',
-              ),
-            )
-            .finally(() => {
-              slots.release(lane, d.endpointId);
-              this.running.delete(work);
-              this.kick();
-            });
-          this.running.add(work);
-          taken.add(d._id);
+        const picked = await this.pick(chosen);
+        if (picked.length > 0) {
+          for (const d of await this.claim(picked)) this.dispatch(d);
+          if (this.ahead.length > 0) {
+            const taken = new Set(picked.map((d) => d._id));
+            this.ahead = this.ahead.filter((e) => !taken.has(e._id));
+          }
         }
-        if (taken.size > 0 && this.ahead.length > 0) this.ahead = this.ahead.filter((e) => !taken.has(e._id));
       }
     } catch (err) {
       this.opts.logger.warn({ err }, 'callback dispatch round failed; retrying');
     } finally {
       this.ticking = false;
-      if (this.active) this.schedule(this.opts.pollMs);
+      // Slots freed during the round are filled at once, not a poll interval later.
+      const again = this.kicked;
+      this.kicked = false;
+      if (this.active) this.schedule(again ? 0 : this.opts.pollMs);
     }
+  }
+
+  /**
+   * The round's picks, in due order: each lane's earliest entry, unless it waits behind an earlier pending
+   * event of its lane, as many as the slots take. The store is asked which wait for about twice as many
+   * lanes per endpoint as can still go, then for the next ones while slots are left (decision 0072): a
+   * round read ahead holds up to READ_AHEAD_ENTRIES lanes, of which a round takes a few.
+   */
+  private async pick(chosen: ReadonlyMap<string, QueueEntry>): Promise<QueueEntry[]> {
+    const { slots } = this.opts;
+    const lanes = [...chosen];
+    const picked: QueueEntry[] = [];
+    let at = 0;
+    while (at < lanes.length && slots.inFlight < slots.concurrency) {
+      const candidates: [string, QueueEntry][] = [];
+      const perEndpoint = new Map<string, number>();
+      for (; at < lanes.length && candidates.length < 2 * (slots.concurrency - slots.inFlight); at++) {
+        const [lane, d] = lanes[at]!;
+        const n = perEndpoint.get(d.endpointId) ?? 0;
+        if (n >= 2 * slots.freeFor(d.endpointId)) continue;
+        perEndpoint.set(d.endpointId, n + 1);
+        candidates.push([lane, d]);
+      }
+      if (candidates.length === 0) break;
+      const blocked = await this.opts.store.blockedAmong(candidates.map(([, d]) => d));
+      for (const [lane, d] of candidates)
+        if (!blocked.has(d._id) && slots.tryTake(lane, d.endpointId)) picked.push(d);
+    }
+    return picked;
   }
 
   /**
@@ -228,18 +255,51 @@ export class Dispatcher {
     return due;
   }
 
-  private async deliver(entry: QueueEntry): Promise<void> {
+  /**
+   * Claims the round's picked entries in one go (decision 0072) and frees the slots of those not won. A
+   * store failure frees them all and fails the round (the next one tries again).
+   */
+  private async claim(picked: readonly QueueEntry[]): Promise<DeliveryDoc[]> {
     const now = this.clock();
     const leaseUntil = new Date(now.getTime() + this.opts.timeoutMs + 5000);
-    const d = await this.opts.store.claim(entry, now, leaseUntil);
-    if (!d) return;
+    let claimed: DeliveryDoc[] = [];
+    try {
+      claimed = await this.opts.store.claimMany(picked, now, leaseUntil);
+      return claimed;
+    } finally {
+      const won = new Set(claimed.map((d) => d._id));
+      for (const d of picked) if (!won.has(d._id)) this.opts.slots.release(laneOf(d), d.endpointId);
+    }
+  }
+
+  /** Sends a claimed delivery and records its outcome; its slot is freed once the outcome is stored. */
+  private dispatch(d: DeliveryDoc): void {
+    const lane = laneOf(d);
+    // A store failure (database down) must not end the process: the claim's lease runs out and the
+    // delivery is taken up again once the store answers.
+    const work: Promise<void> = this.deliver(d)
+      .catch((err: unknown) =>
+        this.opts.logger.warn(
+          { err, deliveryId: d._id, endpointId: d.endpointId },
+          'callback delivery bookkeeping failed; retried after the lease',
+        ),
+      )
+      .finally(() => {
+        this.opts.slots.release(lane, d.endpointId);
+        this.running.delete(work);
+        this.kick();
+      });
+    this.running.add(work);
+  }
+
+  private async deliver(d: DeliveryDoc): Promise<void> {
     const { attempt, ok } = await this.opts.sender.send(d);
     if (this.opts.slowAfterMs !== undefined && attempt.ms > this.opts.slowAfterMs)
       this.opts.slots.markSlow(d.endpointId, Date.now() + (this.opts.slowForMs ?? 10_000));
     const { outcomes, dead } = this.opts.metrics;
     if (ok) {
       outcomes.labels('delivered', d.businessUnit).inc();
-      await this.opts.store.recordAttempt(d, attempt, { status: 'delivered' });
+      await this.recorder.record({ delivery: d, attempt, next: { status: 'delivered' } });
       this.opts.lanes.remove(d._id);
       return;
     }
@@ -251,11 +311,11 @@ export class Dispatcher {
         { eventId: d.eventId, endpointId: d.endpointId, attempts: d.attempts },
         'callback dead-lettered',
       );
-      await this.opts.store.recordAttempt(d, attempt, { status: 'dead' });
+      await this.recorder.record({ delivery: d, attempt, next: { status: 'dead' } });
       this.opts.lanes.remove(d._id);
     } else {
       outcomes.labels('retry', d.businessUnit).inc();
-      await this.opts.store.recordAttempt(d, attempt, next);
+      await this.recorder.record({ delivery: d, attempt, next });
     }
   }
 }
