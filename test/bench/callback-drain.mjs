@@ -7,7 +7,8 @@
 // each customer's deliveries arrive in stream-version order. Not a test: nothing passes or fails on speed.
 //   node test/bench/callback-drain.mjs      (after `npm run build`, with the local stack up)
 // BENCH_DRAIN_ENTRIES (100,000 pending deliveries: two events each of 50,000 customers, one receiver),
-// BENCH_DRAIN_SECONDS (60 per run), BENCH_DRAIN_ROUNDS (1 pair).
+// BENCH_DRAIN_SECONDS (60 per run), BENCH_DRAIN_ROUNDS (1 pair), BENCH_DRAIN_ENDPOINTS (1: the receivers the
+// customers' deliveries go to, each its own endpoint with its share of the attempts at once).
 // BENCH_DRAIN_BEFORE_DIST: a build of the callback service to run as the 'before' side instead of this
 // build without read-ahead, e.g. the build before a change, copied first with
 // `cp -r services/callback/dist services/callback/dist-before` (it must sit in services/callback to find
@@ -51,6 +52,7 @@ const entries = Number(process.env.BENCH_DRAIN_ENTRIES ?? 100000);
 const seconds = Number(process.env.BENCH_DRAIN_SECONDS ?? 60);
 const rounds = Number(process.env.BENCH_DRAIN_ROUNDS ?? 1);
 const customers = Math.max(1, Math.floor(entries / 2));
+const endpoints = Math.max(1, Number(process.env.BENCH_DRAIN_ENDPOINTS ?? 1));
 
 // The receiver: 204 at once; every CloudEvent id and its customer's stream version, in arrival order.
 let received = [];
@@ -75,11 +77,12 @@ async function fill(store, { deliveryId }) {
   for (let v = 1; v <= 2; v++) {
     for (let c = 0; c < customers; c++) {
       const eventId = `${randomUUID()}.${v}`;
+      const endpointId = `ep-${c % endpoints}`;
       batch.push({
         delivery: {
-          _id: deliveryId({ eventId, correlationId: `COMM-${c}` }, 'ep-1', true),
+          _id: deliveryId({ eventId, correlationId: `COMM-${c}` }, endpointId, true),
           eventId,
-          endpointId: 'ep-1',
+          endpointId,
           url,
           businessUnit: 'BU1',
           communicationNumber: `COMM-${c}`,
@@ -179,7 +182,7 @@ try {
     const order = r % 2 === 0 ? ['before', 'after'] : ['after', 'before'];
     for (const label of order) results.push(await run(label, ...sides[label], results.length));
   }
-  console.log(JSON.stringify({ entries, seconds, results }));
+  console.log(JSON.stringify({ entries, endpoints, seconds, results }));
 } finally {
   await client.close();
   server.close();
