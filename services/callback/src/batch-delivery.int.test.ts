@@ -444,6 +444,7 @@ describe('BatchDelivery', () => {
       T0,
     );
     const asked = jest.spyOn(store, 'blockedAmong');
+    const reads = jest.spyOn(store, 'due');
     const claims = jest.spyOn(store, 'claimMany');
     const registry = createMetricsRegistry('callback_rounds_it');
     const metrics = createCallbackMetrics(registry);
@@ -473,6 +474,9 @@ describe('BatchDelivery', () => {
       for (let c = 0; c < 40; c++) expect(ids.indexOf(`e-${c}-1`)).toBeLessThan(ids.indexOf(`e-${c}-2`));
       for (const [candidates] of asked.mock.calls) expect(candidates.length).toBeLessThanOrEqual(8);
       expect(Math.max(...claims.mock.calls.map(([entries]) => entries.length))).toBeGreaterThan(1);
+      // Every round after the first was served from the entries read ahead (decision 0071).
+      expect(reads).toHaveBeenCalledTimes(1);
+      expect(claims.mock.calls.length).toBeGreaterThan(1);
     } finally {
       await dispatcher.stop();
       sender.close();

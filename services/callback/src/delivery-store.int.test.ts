@@ -498,6 +498,7 @@ describe('DeliveryStore (callback queue)', () => {
       { delivery: delivery(3), status: 'pending' as const, attempts: 0, nextAttemptAt: T0 },
     ];
     await store.recordBatch(batch, T0);
+    const lookups = jest.spyOn(store, 'statusOf');
     // The same events consumed again after a crash: 1 was sent again, 2 now succeeds, 3 is queued again.
     await store.recordBatch(
       [
@@ -512,6 +513,8 @@ describe('DeliveryStore (callback queue)', () => {
       ],
       at(5),
     );
+    // What the log holds of them is read once for the three, not once per delivery.
+    expect(lookups.mock.calls).toEqual([[['e-1|ep-1', 'e-2|ep-1', 'e-3|ep-1']]]);
     expect(await store.collection.countDocuments()).toBe(3);
     expect(await store.collection.findOne({ _id: 'e-1|ep-1' })).toMatchObject({
       status: 'delivered',

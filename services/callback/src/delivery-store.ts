@@ -170,10 +170,16 @@ export class DeliveryStore {
       ...(o.status === 'delivered' && o.attempt ? { deliveredAt: o.attempt.at } : {}),
     }));
     const duplicates = new Set(await insertNew(this.collection, docs));
+    // The status of every delivery already in the log, in one read (a batch consumed again after a crash
+    // can hold up to a whole fetch of them).
+    const existing =
+      duplicates.size === 0
+        ? new Map<string, DeliveryDoc['status']>()
+        : await this.statusOf([...duplicates].map((i) => outcomes[i]!.delivery._id));
     const queued: QueueEntry[] = [];
     for (const [i, o] of outcomes.entries()) {
       if (duplicates.has(i)) {
-        if (await this.mergeIntoExisting(o)) queued.push(queueEntryOf(o));
+        if (await this.mergeIntoExisting(o, existing.get(o.delivery._id))) queued.push(queueEntryOf(o));
       } else if (o.status === 'pending') {
         queued.push(queueEntryOf(o));
       }
@@ -182,10 +188,15 @@ export class DeliveryStore {
     await insertNew(this.queue, queued);
   }
 
-  /** Merges a batch outcome into an existing log document; true when the delivery needs a queue entry. */
-  private async mergeIntoExisting(o: BatchOutcome): Promise<boolean> {
-    const existing = await this.collection.findOne({ _id: o.delivery._id }, { projection: { status: 1 } });
-    if (!existing) return false;
+  /**
+   * Merges a batch outcome into an existing log document (its status as read by recordBatch); true when
+   * the delivery needs a queue entry.
+   */
+  private async mergeIntoExisting(
+    o: BatchOutcome,
+    status: DeliveryDoc['status'] | undefined,
+  ): Promise<boolean> {
+    if (status === undefined) return false;
     if (o.attempt && o.status === 'delivered') {
       await this.collection.updateOne(
         { _id: o.delivery._id },
@@ -201,12 +212,12 @@ export class DeliveryStore {
     if (o.attempt) {
       await this.collection.updateOne(
         { _id: o.delivery._id },
-        existing.status === 'pending'
+        status === 'pending'
           ? { $inc: { attempts: 1 }, $push: { log: o.attempt } }
           : { $push: { log: o.attempt } },
       );
     }
-    return existing.status === 'pending';
+    return status === 'pending';
   }
 
   /**
