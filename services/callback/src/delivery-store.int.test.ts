@@ -247,6 +247,37 @@ describe('DeliveryStore (callback queue)', () => {
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
   });
 
+  it('orders due entries from one index (due time, then _id) and replaces the index of a queue from before it', async () => {
+    const olderDb = client.db(`crs_it_queue_${randomUUID().slice(0, 8)}`);
+    const older = new DeliveryStore(olderDb);
+    try {
+      await older.queue.createIndex({ nextAttemptAt: 1 });
+      await older.ensureIndexes();
+      await older.ensureIndexes();
+      expect((await older.queue.indexes()).map((i) => i.key)).toEqual([
+        { _id: 1 },
+        { nextAttemptAt: 1, _id: 1 },
+        { streamId: 1 },
+      ]);
+      for (const n of [3, 1, 2])
+        await older.recordBatch(
+          [
+            {
+              delivery: delivery(n, { nextAttemptAt: at(n % 2) }),
+              status: 'pending',
+              attempts: 0,
+              nextAttemptAt: at(n % 2),
+            },
+          ],
+          T0,
+        );
+      expect((await older.due(at(1), 10)).map((e) => e._id)).toEqual(['e-2|ep-1', 'e-1|ep-1', 'e-3|ep-1']);
+      expect((await older.due(at(1), 2)).map((e) => e._id)).toEqual(['e-2|ep-1', 'e-1|ep-1']);
+    } finally {
+      await olderDb.dropDatabase();
+    }
+  });
+
   it('a failed attempt reschedules the queue entry; the last one dead-letters and empties the queue', async () => {
     await enqueue(delivery(1), T0);
     const d = await store.claim((await store.due(T0, 1))[0]!, T0, at(30));
