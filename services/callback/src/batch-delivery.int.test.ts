@@ -122,6 +122,30 @@ describe('BatchDelivery', () => {
   }
   const idsAt = (r: TestReceiver) => r.accepted.map((c) => String(c.headers['ce-id']));
 
+  /** The retry queue's dispatcher alone, every round served from its first read of due entries (decision 0071). */
+  function readingAhead(name: string, slots: DeliverySlots) {
+    const registry = createMetricsRegistry(name);
+    const metrics = createCallbackMetrics(registry);
+    const sender = new CallbackSender({ signingKey: key, timeoutMs: 3000, metrics, clock: () => new Date() });
+    const dispatcher = new Dispatcher({
+      store,
+      logger: createLogger('callback-it', 'error'),
+      registry,
+      metrics,
+      sender,
+      slots,
+      lanes: new QueuedLanes(),
+      maxAttempts: 5,
+      timeoutMs: 3000,
+      backoffBaseMs: 100,
+      backoffMaxMs: 200,
+      pollMs: 50,
+      readAhead: 1e9,
+      slowDueReadMs: 0,
+    });
+    return { dispatcher, sender };
+  }
+
   it('delivers a batch straight away, signed, and writes the log with an empty queue', async () => {
     const { batch } = build();
     const batchOf = [1, 2, 3].flatMap((c) => [delivery(c, 1), delivery(c, 2), delivery(c, 3)]);
@@ -379,26 +403,8 @@ describe('BatchDelivery', () => {
       T0,
     );
     receiver.mode = { kind: 'slow', delayMs: 400 };
-    const registry = createMetricsRegistry('callback_read_ahead_it');
-    const metrics = createCallbackMetrics(registry);
-    const sender = new CallbackSender({ signingKey: key, timeoutMs: 3000, metrics, clock: () => new Date() });
-    const dispatcher = new Dispatcher({
-      store,
-      logger: createLogger('callback-it', 'error'),
-      registry,
-      metrics,
-      sender,
-      // One attempt at a time, every round served from the first read for as long as entries are left.
-      slots: new DeliverySlots(1, 1),
-      lanes: new QueuedLanes(),
-      maxAttempts: 5,
-      timeoutMs: 3000,
-      backoffBaseMs: 100,
-      backoffMaxMs: 200,
-      pollMs: 50,
-      readAhead: 1e9,
-      slowDueReadMs: 0,
-    });
+    // One attempt at a time, every round served from the first read for as long as entries are left.
+    const { dispatcher, sender } = readingAhead('callback_read_ahead_it', new DeliverySlots(1, 1));
     try {
       await dispatcher.start();
       await eventually(async () => receiver.received.length > 0, 10_000, 'a first attempt');
@@ -446,26 +452,8 @@ describe('BatchDelivery', () => {
     const asked = jest.spyOn(store, 'blockedAmong');
     const reads = jest.spyOn(store, 'due');
     const claims = jest.spyOn(store, 'claimMany');
-    const registry = createMetricsRegistry('callback_rounds_it');
-    const metrics = createCallbackMetrics(registry);
-    const sender = new CallbackSender({ signingKey: key, timeoutMs: 3000, metrics, clock: () => new Date() });
-    const dispatcher = new Dispatcher({
-      store,
-      logger: createLogger('callback-it', 'error'),
-      registry,
-      metrics,
-      sender,
-      slots: new DeliverySlots(4, 4),
-      lanes: new QueuedLanes(),
-      maxAttempts: 5,
-      timeoutMs: 3000,
-      backoffBaseMs: 100,
-      backoffMaxMs: 200,
-      pollMs: 50,
-      // Every round served from one read of everything due (86 entries, 43 lanes).
-      readAhead: 1e9,
-      slowDueReadMs: 0,
-    });
+    // Every round served from one read of everything due (86 entries, 43 lanes).
+    const { dispatcher, sender } = readingAhead('callback_rounds_it', new DeliverySlots(4, 4));
     try {
       await dispatcher.start();
       await eventually(async () => (await store.pendingCount()) === held.length, 30_000, 'the rest sent');
