@@ -470,4 +470,27 @@ describe('BatchDelivery', () => {
       sender.close();
     }
   });
+  it('a round whose second lane lookup fails gives back the slots its first one took', async () => {
+    const all = Array.from({ length: 12 }, (_, c) => delivery(c, 1));
+    await store.recordBatch(
+      all.map((d) => ({ delivery: d, status: 'pending' as const, attempts: 1, nextAttemptAt: T0 })),
+      T0,
+    );
+    // The store's first answer holds back all but one lane, so the round asks again, and that read fails.
+    jest
+      .spyOn(store, 'blockedAmong')
+      .mockImplementationOnce(async (candidates) => new Set(candidates.slice(1).map((d) => d._id)))
+      .mockRejectedValueOnce(new Error('store unreachable'));
+    const slots = new DeliverySlots(4, 4);
+    const { dispatcher, sender } = readingAhead('callback_round_fails_it', slots);
+    try {
+      await dispatcher.start();
+      await eventually(async () => (await store.pendingCount()) === 0, 30_000, 'every delivery sent');
+      expect([...idsAt(receiver)].sort()).toEqual(all.map((d) => d.eventId).sort());
+      await eventually(async () => slots.inFlight === 0, 5_000, 'every slot given back');
+    } finally {
+      await dispatcher.stop();
+      sender.close();
+    }
+  });
 });

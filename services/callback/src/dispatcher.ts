@@ -225,7 +225,14 @@ export class Dispatcher {
         candidates.push([lane, d]);
       }
       if (candidates.length === 0) break;
-      const blocked = await this.opts.store.blockedAmong(candidates.map(([, d]) => d));
+      let blocked: Set<string>;
+      try {
+        blocked = await this.opts.store.blockedAmong(candidates.map(([, d]) => d));
+      } catch (err) {
+        // The slots of what an earlier lookup of this round picked go back (the round fails).
+        for (const d of picked) slots.release(laneOf(d), d.endpointId);
+        throw err;
+      }
       for (const [lane, d] of candidates)
         if (!blocked.has(d._id) && slots.tryTake(lane, d.endpointId)) picked.push(d);
     }
