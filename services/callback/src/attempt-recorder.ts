@@ -14,9 +14,9 @@ interface Waiting {
  * Writes the outcomes of queued attempts together (decision 0072): an attempt that ends while the write
  * before it is under way waits for it and goes in the next one, so on a busy queue the log and the queue
  * take one bulk write per group instead of two writes per delivery. Each caller still waits for its own
- * outcome to be stored before it frees its lane, so a customer's next delivery is never sent before the
- * previous one is recorded. A failed write fails every attempt of its group: their entries stay leased
- * and are claimed again after the lease, as after a crash.
+ * outcome to be stored (the dispatcher frees its lane only then; an attempt the batch path handed over
+ * keeps its lane's order through its leased queue entry). A failed write fails every attempt of its
+ * group: their entries stay leased and are claimed again after the lease, as after a crash.
  */
 export class AttemptRecorder {
   private readonly waiting: Waiting[] = [];

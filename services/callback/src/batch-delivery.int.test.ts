@@ -462,9 +462,9 @@ describe('BatchDelivery', () => {
       for (let c = 0; c < 40; c++) expect(ids.indexOf(`e-${c}-1`)).toBeLessThan(ids.indexOf(`e-${c}-2`));
       for (const [candidates] of asked.mock.calls) expect(candidates.length).toBeLessThanOrEqual(8);
       expect(Math.max(...claims.mock.calls.map(([entries]) => entries.length))).toBeGreaterThan(1);
-      // Every round after the first was served from the entries read ahead (decision 0071).
-      expect(reads).toHaveBeenCalledTimes(1);
-      expect(claims.mock.calls.length).toBeGreaterThan(1);
+      // Rounds were served from entries read ahead (decision 0071): fewer reads than claims (a read per
+      // round without it).
+      expect(reads.mock.calls.length).toBeLessThan(claims.mock.calls.length);
     } finally {
       await dispatcher.stop();
       sender.close();
@@ -488,6 +488,34 @@ describe('BatchDelivery', () => {
       await eventually(async () => (await store.pendingCount()) === 0, 30_000, 'every delivery sent');
       expect([...idsAt(receiver)].sort()).toEqual(all.map((d) => d.eventId).sort());
       await eventually(async () => slots.inFlight === 0, 5_000, 'every slot given back');
+    } finally {
+      await dispatcher.stop();
+      sender.close();
+    }
+  });
+  it('lanes found waiting leave the round, so the lanes after them go (one endpoint, more waiting lanes than it may try)', async () => {
+    // Six customers whose next delivery waits behind one not due for an hour, due earliest; ten others.
+    const waiting = [0, 1, 2, 3, 4, 5].flatMap((c) => [
+      { ...delivery(c, 1), nextAttemptAt: new Date(Date.now() + 3_600_000) },
+      { ...delivery(c, 2), nextAttemptAt: new Date(T0.getTime() - 1000) },
+    ]);
+    const free = Array.from({ length: 10 }, (_, c) => delivery(10 + c, 1));
+    await store.recordBatch(
+      [...waiting, ...free].map((d) => ({
+        delivery: d,
+        status: 'pending' as const,
+        attempts: 1,
+        nextAttemptAt: d.nextAttemptAt,
+      })),
+      T0,
+    );
+    // Two attempts at once to the endpoint: a lookup asks about four of its lanes at most.
+    const { dispatcher, sender } = readingAhead('callback_waiting_lanes_it', new DeliverySlots(8, 2));
+    try {
+      await dispatcher.start();
+      await eventually(async () => receiver.accepted.length >= free.length, 30_000, 'the free lanes sent');
+      expect([...idsAt(receiver)].sort()).toEqual(free.map((d) => d.eventId).sort());
+      expect(await store.pendingCount()).toBe(waiting.length);
     } finally {
       await dispatcher.stop();
       sender.close();

@@ -36,6 +36,11 @@ export interface DeliveryDoc {
   createdAt: Date;
   deliveredAt?: Date;
   log: DeliveryAttempt[];
+  /**
+   * On a delivery a claim returned: that claim's token (decision 0072), so the attempt's outcome moves
+   * only the entry this claim leased (not a redelivery written meanwhile). Never stored in the log.
+   */
+  claim?: string;
 }
 
 /**

@@ -278,6 +278,41 @@ describe('DeliveryStore (callback queue)', () => {
     }
   });
 
+  it('a redelivery written while an attempt is under way is not undone by the outcome of that attempt', async () => {
+    await enqueue(delivery(1), T0);
+    const [d] = await store.claimMany(await store.due(T0, 10), T0, at(30));
+    // Someone asks for the delivery again (the API, `crs redeliver`) while its attempt is under way.
+    expect(await store.redeliver({ eventIds: ['e-1'], deadOnly: false }, at(1))).toBe(1);
+    await store.recordAttempts([
+      { delivery: d!, attempt: { at: at(2), status: 204, ms: 3 }, next: { status: 'delivered' } },
+    ]);
+    expect(await store.collection.findOne({ _id: 'e-1|ep-1' })).toMatchObject({ status: 'delivered' });
+    const [again] = await store.claimMany(await store.due(at(3), 10), at(3), at(40));
+    expect(again).toMatchObject({ eventId: 'e-1', status: 'pending', attempts: 1 });
+  });
+
+  it('a redelivery the log cannot take back is left out of its round; the rest of the round goes', async () => {
+    await enqueue(delivery(1), T0);
+    await enqueue(delivery(2), T0);
+    const [first] = await store.claimMany(await store.due(T0, 1), T0, at(30));
+    await store.recordAttempts([
+      { delivery: first!, attempt: { at: T0, status: 410, ms: 1 }, next: { status: 'dead' } },
+    ]);
+    await store.redeliver({ eventIds: ['e-1'] }, at(100));
+    // The store refuses the write that takes e-1 back (one failed command).
+    jest.spyOn(store.collection, 'updateOne').mockRejectedValueOnce(new Error('write refused'));
+    const round = await store.claimMany(await store.due(at(100), 10), at(100), at(130));
+    expect(round.map((d) => d.eventId)).toEqual(['e-2']);
+    // Still leased and marked: claimed again after the lease, and taken back then.
+    expect(await store.due(at(120), 10)).toEqual([]);
+    const [left] = (await store.due(at(130), 10)).filter((e) => e._id === 'e-1|ep-1');
+    expect(left).toMatchObject({ redelivery: true });
+    expect(await store.claimMany([left!], at(130), at(160))).toMatchObject([
+      { eventId: 'e-1', status: 'pending' },
+    ]);
+    expect(await store.collection.findOne({ _id: 'e-1|ep-1' })).toMatchObject({ status: 'pending' });
+  });
+
   it('a failed attempt reschedules the queue entry; the last one dead-letters and empties the queue', async () => {
     await enqueue(delivery(1), T0);
     const d = await store.claim((await store.due(T0, 1))[0]!, T0, at(30));

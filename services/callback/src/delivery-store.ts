@@ -156,7 +156,7 @@ export class DeliveryStore {
       await this.queue.updateOne(
         { _id },
         reset
-          ? { $set: { nextAttemptAt, attempts, redelivery: true }, $setOnInsert: lane }
+          ? { $set: { nextAttemptAt, attempts, redelivery: true }, $unset: { claim: '' }, $setOnInsert: lane }
           : { $setOnInsert: { ...lane, nextAttemptAt, attempts } },
         { upsert: true },
       );
@@ -311,7 +311,7 @@ export class DeliveryStore {
 
   /**
    * Which of these entries wait behind an earlier pending event of the same customer for the same
-   * endpoint (order per customer). One query per dispatch round, not one per candidate.
+   * endpoint (order per customer). One query for a round's candidates, not one per candidate.
    */
   async blockedAmong(candidates: readonly QueueEntry[]): Promise<Set<string>> {
     if (candidates.length === 0) return new Set();
@@ -382,25 +382,39 @@ export class DeliveryStore {
     for (const c of claimed) {
       let d = logs.get(c._id);
       if (d && c.redelivery) {
-        // A redelivery (decision 0067): the log takes the delivery back, with the entry's fresh budget; then
-        // the mark goes, so an entry this attempt's end leaves behind (a crash) is removed like any other.
-        if (d.status !== 'pending') {
-          await this.collection.updateOne(
-            { _id: c._id },
-            { $set: { status: 'pending', attempts: 0, nextAttemptAt: now } },
-          );
-          d = { ...d, status: 'pending', nextAttemptAt: now };
+        try {
+          d = await this.takeBack(d, now);
+        } catch {
+          // Left out of this round, still leased: claimed again once the lease ends.
+          continue;
         }
-        await this.queue.updateOne({ _id: c._id }, { $unset: { redelivery: '' } });
       }
       if (d?.status !== 'pending') ended.push(c._id);
-      else taken.set(c._id, { ...deliveryOf(d), attempts: c.attempts });
+      else taken.set(c._id, { ...deliveryOf(d), attempts: c.attempts, claim });
     }
-    if (ended.length > 0) await this.queue.deleteMany({ _id: { $in: ended } });
+    // An entry whose delivery ended; if this removal fails, a later claim removes it.
+    if (ended.length > 0) await this.queue.deleteMany({ _id: { $in: ended }, claim }).catch(() => undefined);
     return ids.flatMap((id) => {
       const d = taken.get(id);
       return d ? [d] : [];
     });
+  }
+
+  /**
+   * A redelivery's claim (decision 0067): the log takes the delivery back, with the entry's fresh budget;
+   * then the mark goes, so an entry this attempt's end leaves behind (a crash) is removed like any other.
+   */
+  private async takeBack(d: StoredDelivery, now: Date): Promise<StoredDelivery> {
+    let back = d;
+    if (d.status !== 'pending') {
+      await this.collection.updateOne(
+        { _id: d._id },
+        { $set: { status: 'pending', attempts: 0, nextAttemptAt: now } },
+      );
+      back = { ...d, status: 'pending', nextAttemptAt: now };
+    }
+    await this.queue.updateOne({ _id: d._id }, { $unset: { redelivery: '' } });
+    return back;
   }
 
   /** Records an attempt of a claimed delivery and moves it on (see recordAttempts). */
@@ -414,9 +428,10 @@ export class DeliveryStore {
 
   /**
    * Records attempts of claimed deliveries and moves each on: delivered, dead, or due again later. The
-   * log first (one `bulkWrite` of updates by `_id`), then the queue (one removal of the ended ones, one
-   * `bulkWrite` of the next due times): a crash between them leaves entries that the next claim removes
-   * (their delivery ended) or sends again after their lease (decision 0072).
+   * log first (one `bulkWrite` of updates by `_id`), then the queue (one `bulkWrite` that removes the
+   * ended ones' entries and sets the others' next due times, each only on the entry its claim leased): a
+   * crash between them leaves entries that the next claim removes (their delivery ended) or sends again
+   * after their lease (decision 0072).
    */
   async recordAttempts(attempts: readonly RecordedAttempt[]): Promise<void> {
     if (attempts.length === 0) return;
@@ -437,17 +452,20 @@ export class DeliveryStore {
       })),
       { ordered: false },
     );
-    const ended = attempts.filter((a) => a.next.status !== 'pending').map((a) => a.delivery._id);
-    const again: AnyBulkWriteOperation<QueueEntry>[] = attempts
-      .filter((a) => a.next.status === 'pending')
-      .map(({ delivery: d, attempt, next }) => ({
-        updateOne: {
-          filter: { _id: d._id },
-          update: { $set: { nextAttemptAt: next.nextAttemptAt ?? attempt.at } },
-        },
-      }));
-    if (ended.length > 0) await this.queue.deleteMany({ _id: { $in: ended } });
-    if (again.length > 0) await this.queue.bulkWrite(again, { ordered: false });
+    // The entry the attempt's claim leased, not one a redelivery wrote meanwhile (its claim is gone).
+    const entryOf = (d: DeliveryDoc): Filter<QueueEntry> =>
+      d.claim ? { _id: d._id, claim: d.claim } : { _id: d._id };
+    const queueWrites: AnyBulkWriteOperation<QueueEntry>[] = attempts.map(({ delivery: d, attempt, next }) =>
+      next.status === 'pending'
+        ? {
+            updateOne: {
+              filter: entryOf(d),
+              update: { $set: { nextAttemptAt: next.nextAttemptAt ?? attempt.at } },
+            },
+          }
+        : { deleteOne: { filter: entryOf(d) } },
+    );
+    await this.queue.bulkWrite(queueWrites, { ordered: false });
   }
 
   /**

@@ -63,6 +63,8 @@ export const READ_AHEAD_ENTRIES = 10_000;
  * what becomes due after it for minutes), and the longest between two reads of the whole queue.
  */
 export const MAX_READ_AHEAD_MS = 30_000;
+/** How many times a round asks the store which of its lanes wait behind an earlier entry, at most. */
+export const MAX_LANE_LOOKUPS = 8;
 export const MAX_REFRESH_INTERVAL_MS = 120_000;
 
 /**
@@ -183,13 +185,13 @@ export class Dispatcher {
           if (!slots.laneBusy(lane) && (!current || d.streamVersion < current.streamVersion))
             chosen.set(lane, d);
         }
-        const picked = await this.pick(chosen);
-        if (picked.length > 0) {
-          for (const d of await this.claim(picked)) this.dispatch(d);
-          if (this.ahead.length > 0) {
-            const taken = new Set(picked.map((d) => d._id));
-            this.ahead = this.ahead.filter((e) => !taken.has(e._id));
-          }
+        const { picked, waiting } = await this.pick(chosen);
+        if (picked.length > 0) for (const d of await this.claim(picked)) this.dispatch(d);
+        // Entries read ahead that were taken, or found waiting behind an earlier entry of their lane, are
+        // not looked at again: a waiting one comes back with the next read, once its lane may go.
+        if (this.ahead.length > 0 && picked.length + waiting.length > 0) {
+          const done = new Set([...picked, ...waiting].map((d) => d._id));
+          this.ahead = this.ahead.filter((e) => !done.has(e._id));
         }
       }
     } catch (err) {
@@ -205,26 +207,32 @@ export class Dispatcher {
 
   /**
    * The round's picks, in due order: each lane's earliest entry, unless it waits behind an earlier pending
-   * event of its lane, as many as the slots take. The store is asked which wait for about twice as many
-   * lanes per endpoint as can still go, then for the next ones while slots are left (decision 0072): a
-   * round read ahead holds up to READ_AHEAD_ENTRIES lanes, of which a round takes a few.
+   * event of its lane, as many as the slots take; and the entries found waiting. The store is asked which
+   * wait for about twice as many lanes per endpoint as can still go, then for the next ones (lanes an
+   * endpoint's share left out first) while slots are left, at most MAX_LANE_LOOKUPS times a round
+   * (decision 0072): a round read ahead holds up to READ_AHEAD_ENTRIES lanes, of which a round takes a few.
    */
-  private async pick(chosen: ReadonlyMap<string, QueueEntry>): Promise<QueueEntry[]> {
+  private async pick(
+    chosen: ReadonlyMap<string, QueueEntry>,
+  ): Promise<{ picked: QueueEntry[]; waiting: QueueEntry[] }> {
     const { slots } = this.opts;
-    const lanes = [...chosen];
+    let left = [...chosen];
     const picked: QueueEntry[] = [];
-    let at = 0;
-    while (at < lanes.length && slots.inFlight < slots.concurrency) {
+    const waiting: QueueEntry[] = [];
+    for (let lookups = 0; left.length > 0 && lookups < MAX_LANE_LOOKUPS; lookups++) {
+      const room = 2 * (slots.concurrency - slots.inFlight);
       const candidates: [string, QueueEntry][] = [];
+      const rest: [string, QueueEntry][] = [];
       const perEndpoint = new Map<string, number>();
-      for (; at < lanes.length && candidates.length < 2 * (slots.concurrency - slots.inFlight); at++) {
-        const [lane, d] = lanes[at]!;
-        const n = perEndpoint.get(d.endpointId) ?? 0;
-        if (n >= 2 * slots.freeFor(d.endpointId)) continue;
-        perEndpoint.set(d.endpointId, n + 1);
-        candidates.push([lane, d]);
+      for (const item of left) {
+        const n = perEndpoint.get(item[1].endpointId) ?? 0;
+        if (candidates.length < room && n < 2 * slots.freeFor(item[1].endpointId)) {
+          perEndpoint.set(item[1].endpointId, n + 1);
+          candidates.push(item);
+        } else rest.push(item);
       }
       if (candidates.length === 0) break;
+      left = rest;
       let blocked: Set<string>;
       try {
         blocked = await this.opts.store.blockedAmong(candidates.map(([, d]) => d));
@@ -233,10 +241,12 @@ export class Dispatcher {
         for (const d of picked) slots.release(laneOf(d), d.endpointId);
         throw err;
       }
-      for (const [lane, d] of candidates)
-        if (!blocked.has(d._id) && slots.tryTake(lane, d.endpointId)) picked.push(d);
+      for (const [lane, d] of candidates) {
+        if (blocked.has(d._id)) waiting.push(d);
+        else if (slots.tryTake(lane, d.endpointId)) picked.push(d);
+      }
     }
-    return picked;
+    return { picked, waiting };
   }
 
   /**
