@@ -5,5 +5,6 @@ export * from './metrics';
 export * from './health';
 export * from './lifecycle';
 export * from './group-flusher';
+export * from './group-commit';
 export * from './workers';
 export * from './cli';

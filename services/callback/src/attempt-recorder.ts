@@ -1,14 +1,8 @@
-import { GroupFlusher } from '@crs/runtime';
+import { GroupCommit } from '@crs/runtime';
 import type { DeliveryStore, RecordedAttempt } from './delivery-store';
 
 /** At most this many attempts in one `recordAttempts` (a receiver's backlog draining at full speed). */
 export const MAX_ATTEMPTS_PER_WRITE = 500;
-
-interface Waiting {
-  attempt: RecordedAttempt;
-  resolve: () => void;
-  reject: (err: unknown) => void;
-}
 
 /**
  * Writes the outcomes of queued attempts together (decision 0072): an attempt that ends while the write
@@ -17,32 +11,24 @@ interface Waiting {
  * outcome to be stored (the dispatcher frees its lane only then; an attempt the batch path handed over
  * keeps its lane's order through its leased queue entry). A failed write fails every attempt of its
  * group: their entries stay leased and are claimed again after the lease, as after a crash.
+ *
+ * The grouping is the runtime's `GroupCommit` (the ingress's reservations use it too): the group's
+ * `reserve` is the write, its `complete` answers each caller.
  */
 export class AttemptRecorder {
-  private readonly waiting: Waiting[] = [];
-  private readonly flusher = new GroupFlusher({
-    lingerMs: 0,
-    pending: () => this.waiting.length > 0,
-    run: () => this.write(),
-  });
+  private readonly groups: GroupCommit<RecordedAttempt, void, void>;
 
-  constructor(private readonly store: DeliveryStore) {}
-
-  /** Resolves once the attempt's outcome is in the log and the queue. */
-  record(attempt: RecordedAttempt): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ attempt, resolve, reject });
-      this.flusher.request();
+  constructor(store: DeliveryStore) {
+    this.groups = new GroupCommit(0, MAX_ATTEMPTS_PER_WRITE, {
+      reserve: (group) => store.recordAttempts(group.flatMap((request) => request.items)),
+      complete: async (group) => {
+        for (const request of group) request.resolve(request.items.map(() => undefined));
+      },
     });
   }
 
-  private async write(): Promise<void> {
-    const group = this.waiting.splice(0, MAX_ATTEMPTS_PER_WRITE);
-    try {
-      await this.store.recordAttempts(group.map((w) => w.attempt));
-      for (const w of group) w.resolve();
-    } catch (err) {
-      for (const w of group) w.reject(err);
-    }
+  /** Resolves once the attempt's outcome is in the log and the queue. */
+  async record(attempt: RecordedAttempt): Promise<void> {
+    await this.groups.submit([attempt]);
   }
 }

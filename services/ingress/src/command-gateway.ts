@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { OwnedCollections } from '@crs/store';
 import type { DurablePublisher } from '@crs/messaging';
-import { GroupCommit, type QueuedSubmit } from './group-commit';
+import { GroupCommit, type QueuedSubmit } from '@crs/runtime';
 import { commandMessage, type PendingCommand } from './pending-command';
 import {
   GroupReserver,

@@ -1,4 +1,4 @@
-import { GroupFlusher } from '@crs/runtime';
+import { GroupFlusher } from './group-flusher';
 
 /** One submit call waiting for its group. */
 export interface QueuedSubmit<I, O> {
