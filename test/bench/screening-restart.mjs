@@ -2,15 +2,19 @@
 // The screening service's start on a long customer log: its directory (whom to re-screen, last hits, the
 // customers marked BLACK) is folded from the whole customer event log at every start, before it screens
 // anything. This times that fold with the service's own pieces (CustomerDirectory, customerEventProjector,
-// customerEventKeyWarmer, CustomerPrivacy with a cold key cache, StreamReader), reading every event type
-// (as before decision 0068) and only the types the directory folds (DIRECTORY_EVENT_TYPES), alternating.
+// customerEventKeyWarmer, CustomerPrivacy with a cold key cache, StreamReader), alternating between ways
+// of reading the log: `directory`, only the types the directory folds (DIRECTORY_EVENT_TYPES, decision
+// 0068), and `skip`, those types less the records of customers without a list purpose, by their header
+// (directorySkip, decision 0073); `all`, every event type decoded (as before 0068), on request.
 // Not a test: nothing here passes or fails on speed.
 //
 //   node test/bench/screening-restart.mjs        (after `npm run build`, with the local stack up)
 //
 // SRESTART_CUSTOMERS (20000): EVALUATE customers with SANCTIONS and PEP screening, imported one request
 // each (32 clients) through the whole pipeline (customer, evaluation, screening, ingress) in a namespace of their own;
-// SRESTART_ROUNDS (2): pairs of folds (all types, then directory types; then the other order).
+// SRESTART_ROUNDS (2): rounds of folds, one per variant, the order reversed every other round;
+// SRESTART_VARIANTS (directory,skip): which of all, directory, skip; SRESTART_UPDATES (0): IMPORT updates
+// per customer after its import (a longer-lived book: each a CustomerUpdated that carries the record).
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
@@ -36,6 +40,13 @@ const launcher = require(path.join(ROOT, 'deploy/local/services.cjs'));
 
 const CUSTOMERS = Number(process.env.SRESTART_CUSTOMERS ?? 20000);
 const ROUNDS = Number(process.env.SRESTART_ROUNDS ?? 2);
+const UPDATES = Number(process.env.SRESTART_UPDATES ?? 0);
+const VARIANTS = (process.env.SRESTART_VARIANTS ?? 'directory,skip').split(',');
+const VARIANT_TEXT = {
+  all: 'every event type decoded',
+  directory: 'directory types only',
+  skip: 'directory types, records without a list purpose skipped',
+};
 const SERVICES = ['customer', 'evaluation', 'screening', 'ingress'];
 const NS = `srestart-${Date.now().toString(36)}`;
 const logger = createLogger('screening-restart-bench', 'error');
@@ -47,10 +58,25 @@ const logger = createLogger('screening-restart-bench', 'error');
 async function importCustomers(base) {
   const tok = await token();
   let next = 0;
+  const bodyOf = (n) => {
+    const body = evaluateCustomer(NS, n % CUSTOMERS);
+    const pass = Math.floor(n / CUSTOMERS);
+    if (pass === 0) return body;
+    // An update of a field screening does not read: the record changes, the screened names do not.
+    const { initializeScreeningProcesses: _s, ...rest } = body;
+    return {
+      ...rest,
+      communicationNumber: `${body.communicationNumber}-u${pass}`,
+      action: 'UPDATE',
+      sourceOfRiskLevel: 'IMPORT',
+      riskLevel: 'LOW',
+      activityDescription: `Software engineering (update ${pass})`,
+    };
+  };
   await Promise.all(
     Array.from({ length: 32 }, async () => {
-      while (next < CUSTOMERS) {
-        const body = evaluateCustomer(NS, next++);
+      while (next < CUSTOMERS * (1 + UPDATES)) {
+        const body = bodyOf(next++);
         for (;;) {
           const r = await post(base, tok, '/core-ws-rest/customer', body);
           if (r.status === 200) break;
@@ -98,24 +124,30 @@ async function waitForQuietLog(kafka, topic) {
 }
 
 /** One fold of the whole log into a fresh directory, as the screening service does at start. */
-async function fold(messaging, config, mongo, types) {
+async function fold(messaging, config, mongo, variant) {
   const directory = new CustomerDirectory();
   const privacy = CustomerPrivacy.fromConfig(config, mongo.db(ownerDbName(config, 'keys')), true);
   const deps = { directory, privacy: () => privacy };
   let handed = 0;
   const onMessage = projector.customerEventProjector(deps);
+  const warmKeys = projector.customerEventKeyWarmer(deps);
+  const skipper = variant === 'skip' ? projector.directorySkip(directory) : undefined;
   const reader = new StreamReader({
     kafka: messaging.kafka,
     serde: messaging.serde,
     logger,
     groupPrefix: `${NS}.bench-directory`,
     topic: messaging.topics.customerEvents,
-    ...(types ? { types } : {}),
+    ...(variant === 'all' ? {} : { types: projector.DIRECTORY_EVENT_TYPES }),
+    ...(skipper ? { skip: skipper.skip } : {}),
     onMessage: async (m) => {
       handed++;
       await onMessage(m);
     },
-    beforeBatch: projector.customerEventKeyWarmer(deps),
+    beforeBatch: async (messages) => {
+      skipper?.batchDecided();
+      await warmKeys(messages);
+    },
   });
   globalThis.gc?.();
   const cpu = process.cpuUsage();
@@ -156,17 +188,12 @@ await inServiceNamespace(
     const mongo = await new MongoClient(env.MONGODB_URI).connect();
     try {
       const order = Array.from({ length: ROUNDS }, (_, i) =>
-        i % 2 === 0 ? ['all', 'directory'] : ['directory', 'all'],
+        i % 2 === 0 ? VARIANTS : [...VARIANTS].reverse(),
       ).flat();
       for (const label of order) {
-        const r = await fold(
-          messaging,
-          config,
-          mongo,
-          label === 'all' ? undefined : projector.DIRECTORY_EVENT_TYPES,
-        );
+        const r = await fold(messaging, config, mongo, label);
         console.log(
-          `fold, ${label === 'all' ? 'every event type decoded' : 'directory types only'}: ${round(r.seconds, 2)} s ` +
+          `fold, ${VARIANT_TEXT[label]}: ${round(r.seconds, 2)} s ` +
             `(${Math.round(result.events / r.seconds)} events/s, ${r.handed} handed out, ${r.screened} screened ` +
             `customers, ${round(r.cpuSeconds, 1)} s of CPU in this process)`,
         );
@@ -182,8 +209,9 @@ await inServiceNamespace(
   },
 );
 const mean = (runs) => runs.reduce((s, r) => s + r.seconds, 0) / runs.length;
-result.meanSecondsAll = round(mean(result.all), 2);
-result.meanSecondsDirectory = round(mean(result.directory), 2);
-result.secondsPerMillionCustomersDirectory = round((result.meanSecondsDirectory / CUSTOMERS) * 1e6, 0);
+for (const label of VARIANTS) {
+  result[`meanSeconds_${label}`] = round(mean(result[label]), 2);
+  result[`secondsPerMillionCustomers_${label}`] = round((mean(result[label]) / CUSTOMERS) * 1e6, 0);
+}
 console.log(JSON.stringify(result));
 process.exit(0);

@@ -81,3 +81,17 @@ export type AssessmentData = CustomerEventData['RiskAssessed']['assessment'];
 export type ScreeningHitData = CustomerEventData['ScreeningCompleted']['hits'][number];
 /** A reviewer's decision on one screening hit of a customer (command and event data alike). */
 export type ScreeningHitDecisionData = CustomerEventData['ScreeningHitDecided'];
+
+/**
+ * The Kafka header of `CustomerCreated` and `CustomerUpdated` that carries the record's `listPurpose`
+ * (`BLACK`, `WHITE`, or `NONE` when the record has none), set by the customer decider: a reader that
+ * folds list purposes (the screening directory) skips, without parsing the payload, the records of
+ * customers without one. Events appended before it existed have no such header and are read whole.
+ */
+export const LIST_PURPOSE_HEADER = 'listPurpose';
+
+/** The `listPurpose` header's value for a record (see LIST_PURPOSE_HEADER). */
+export function listPurposeHeader(record: { listPurpose?: unknown } | null | undefined): string {
+  const purpose = record?.listPurpose;
+  return purpose === 'BLACK' || purpose === 'WHITE' ? purpose : 'NONE';
+}

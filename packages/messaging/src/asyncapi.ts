@@ -1,4 +1,4 @@
-import { loadMessageSchemas, type MessageSchema } from '@crs/contracts';
+import { LIST_PURPOSE_HEADER, loadMessageSchemas, type MessageSchema } from '@crs/contracts';
 import { REGISTRY_JSON_SCHEMA_DRAFT } from './serde';
 import { Topics, type TopicKey, type TopicSpec } from './topics';
 import { STREAM_VERSION_HEADER } from './decider-core';
@@ -166,7 +166,9 @@ export const DELIVERY_GUARANTEES = [
   '  built against an older schema version keeps reading newer records. The record header `type` names',
   '  the message type. Events a decider appends (the customer and operation logs) also carry the header',
   '  `streamVersion`: their `streamVersion` as text, so a consumer that keeps its own version per stream',
-  '  can skip an event it already holds without parsing the payload.',
+  '  can skip an event it already holds without parsing the payload. `CustomerCreated` and',
+  "  `CustomerUpdated` also carry `listPurpose` (`BLACK`, `WHITE` or `NONE`): the record's list purpose,",
+  '  so a consumer that folds list purposes can skip the records of customers without one (decision 0073).',
 ].join('\n');
 
 function contractMessages(key: TopicKey, all: MessageSchema[]): Array<MessageSchema | InternalMessage> {
@@ -252,6 +254,16 @@ export function buildAsyncApi(
                     pattern: '^[1-9][0-9]*$',
                     description:
                       "The payload's streamVersion as decimal text (UTF-8), set by the decider that appends the event (absent on events appended before decision 0048 introduced it): a consumer that keeps its own position per stream can skip an event it already holds without parsing the payload.",
+                  },
+                }
+              : {}),
+            ...(m.type === 'CustomerCreated' || m.type === 'CustomerUpdated'
+              ? {
+                  [LIST_PURPOSE_HEADER]: {
+                    type: 'string',
+                    enum: ['BLACK', 'WHITE', 'NONE'],
+                    description:
+                      "The record's listPurpose (NONE when it has none) as text (UTF-8), set by the customer decider (absent on events appended before decision 0073 introduced it): a consumer that folds list purposes can skip, unparsed, the records of customers without one.",
                   },
                 }
               : {}),

@@ -47,6 +47,11 @@ export interface DeciderCoreOptions<Command, Event, State, NewEvent> {
   rejected?: (error: unknown, decision: Decision<Command>) => NewEvent[] | undefined;
   /** A decision that decided nothing (already applied, or nothing to do): for metrics and logs. */
   decidedNothing?: (decision: Decision<Command>, state: State) => void;
+  /**
+   * Kafka headers of an event beyond `type` and `streamVersion`: what a reader of the events topic may
+   * decide on without parsing the payload (the customer decider's `listPurpose`).
+   */
+  eventHeaders?: (event: NewEvent) => Record<string, string> | undefined;
   /** The event types folded into state; other types on the events topic are skipped. Every type when omitted. */
   eventTypes?: readonly string[];
 }
@@ -140,7 +145,7 @@ export class DeciderCore<
           key: decision.streamId,
           type: e.type,
           value: event,
-          headers: { [STREAM_VERSION_HEADER]: String(event.streamVersion) },
+          headers: { ...this.opts.eventHeaders?.(e), [STREAM_VERSION_HEADER]: String(event.streamVersion) },
         });
       });
       stage.set(decision.streamId, next);

@@ -99,7 +99,7 @@ export class DeciderShell<
       onMessage: (m) => core.fold(m.value, m.partition),
       // Once caught up, what the reader meets is mostly this instance's own committed decisions, which
       // `states` already holds: skipped by their stream-version header without parsing the payload.
-      held: (key, headers) => {
+      skip: (key, headers) => {
         const type = headerString(headers, 'type');
         if (type !== undefined && !core.folds(type)) return true;
         const version = Number(headerString(headers, STREAM_VERSION_HEADER));

@@ -144,7 +144,7 @@ describe('stream reader over aborted transactions', () => {
     const decode = jest.spyOn(serde, 'decode');
     reader = readerOf('held', {
       // Held: the record keyed 'held' (by key and header), and the committed record 4 (by key alone).
-      held: (key, headers) => {
+      skip: (key, headers) => {
         const version = headers?.streamVersion;
         asked.push(`${key}:${version === undefined ? '-' : String(version)}`);
         return key === 'k4' || (key === 'held' && String(version) === '7');

@@ -66,11 +66,13 @@ export class StreamReader<T> {
        */
       types?: readonly string[];
       /**
-       * A message the caller already holds (the decider's own events, which its state got when their
-       * transaction committed): skipped before decoding, it still counts as read. Told the key and the
-       * headers only.
+       * A message the caller needs not read: one it already holds (the decider's own events, which its
+       * state got when their transaction committed), or one its headers show would change nothing (the
+       * screening directory and a customer without a list purpose). Skipped before decoding, it still
+       * counts as read. Told the key and the headers only, in the partition's order, before any message
+       * of the same fetched batch is handed out.
        */
-      held?: (key: string, headers: Record<string, unknown> | undefined) => boolean;
+      skip?: (key: string, headers: Record<string, unknown> | undefined) => boolean;
       /**
        * Called with the decoded messages of each fetched batch before onMessage sees the first of them:
        * work worth doing once per batch (reading the keys of all its customers at once).
@@ -133,7 +135,7 @@ export class StreamReader<T> {
             entries.push({ offset: raw.offset });
             continue;
           }
-          if (opts.held?.(raw.key?.toString('utf8') ?? '', raw.headers as Record<string, unknown>)) {
+          if (opts.skip?.(raw.key?.toString('utf8') ?? '', raw.headers as Record<string, unknown>)) {
             entries.push({ offset: raw.offset });
             continue;
           }

@@ -8,7 +8,7 @@ import type { NewEvent } from './domain/customer-decider';
 import { CustomerCommandRejectedError } from './domain/customer-errors';
 import { commandRejected } from './domain/command-rejected';
 import type { CustomerConfig } from './config';
-import { commandDecision, customerEventFields } from './command-decision';
+import { commandDecision, customerEventFields, customerEventHeaders } from './command-decision';
 import { readStateSnapshots } from './read-state-snapshots';
 import type { StateSnapshots } from './state-snapshots';
 
@@ -72,6 +72,7 @@ export function buildCustomerService(
           ],
           now: () => clock().toISOString(),
           eventFields: customerEventFields,
+          eventHeaders: customerEventHeaders,
           rejected: (err, decision) => {
             if (!(err instanceof CustomerCommandRejectedError)) return undefined;
             rejected.labels(err.code).inc();

@@ -1,7 +1,7 @@
 import type { CustomerCommand, CustomerEvent } from '@crs/contracts';
 import { DeciderCore } from '@crs/messaging';
 import { decider } from './domain/decider';
-import { commandDecision, customerEventFields } from './command-decision';
+import { commandDecision, customerEventFields, customerEventHeaders } from './command-decision';
 
 /**
  * Test fixture shared by the decider specs: the commands decided in order by the decider shell's own
@@ -13,6 +13,7 @@ export function decidedHistory(now: string, ...commands: CustomerCommand[]): Cus
     eventsTopic: 'history',
     now: () => now,
     eventFields: customerEventFields,
+    eventHeaders: customerEventHeaders,
   });
   return core.decideBatch(commands.map(commandDecision), 0).map((m) => m.value as CustomerEvent);
 }

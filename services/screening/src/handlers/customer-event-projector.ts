@@ -1,6 +1,6 @@
-import type { CustomerEvent } from '@crs/contracts';
+import { LIST_PURPOSE_HEADER, type CustomerEvent } from '@crs/contracts';
 import type { CustomerData } from '@crs/contracts/types';
-import type { DecodedMessage } from '@crs/messaging';
+import { headerString, type DecodedMessage } from '@crs/messaging';
 import { SEALED_FIELD, type CustomerPrivacy } from '@crs/privacy';
 import type { CustomerDirectory } from '../domain/customer-directory';
 import { screenedFields } from '../domain/screening-subjects';
@@ -37,6 +37,40 @@ const FOLDED_BY_DIRECTORY: Record<CustomerEvent['type'], boolean> = {
 export const DIRECTORY_EVENT_TYPES: readonly CustomerEvent['type'][] = (
   Object.keys(FOLDED_BY_DIRECTORY) as CustomerEvent['type'][]
 ).filter((type) => FOLDED_BY_DIRECTORY[type]);
+
+/**
+ * Which customer events the directory's reader skips without parsing them (decision 0073): a created or
+ * updated record whose `listPurpose` header is `NONE`, of a customer the directory holds no list purpose
+ * for, changes nothing in it (`CustomerDirectory.apply`), and such records (the customer record whole) are
+ * most of what a restart would otherwise parse. Events without the header (appended before it existed)
+ * are read whole.
+ *
+ * The reader asks about a fetched batch's messages before it folds any of them, so a customer that an
+ * earlier message of the same batch may give a list purpose (a purpose recorded, a record with one, or a
+ * record without the header) is read whole too; `batchDecided` forgets those once the batch's messages
+ * are all decided (the reader's `beforeBatch`), when the directory is about to hold what they give.
+ */
+export function directorySkip(directory: CustomerDirectory): {
+  skip: (key: string, headers: Record<string, unknown> | undefined) => boolean;
+  batchDecided: () => void;
+} {
+  const mayHold = new Set<string>();
+  return {
+    skip: (key, headers) => {
+      const type = headerString(headers, 'type');
+      if (type === 'CustomerCreated' || type === 'CustomerUpdated') {
+        const purpose = headerString(headers, LIST_PURPOSE_HEADER);
+        if (purpose === 'NONE' && !mayHold.has(key) && directory.listPurposeOf(key) === undefined)
+          return true;
+        if (purpose !== 'NONE') mayHold.add(key);
+      } else if (type === 'InternalListPurposeRecorded') {
+        mayHold.add(key);
+      }
+      return false;
+    },
+    batchDecided: () => mayHold.clear(),
+  };
+}
 
 /**
  * The projector of every customer event into the in-memory directory: whom to re-screen, their last

@@ -1,0 +1,73 @@
+import { LIST_PURPOSE_HEADER, type CustomerCommand, type CustomerData } from '@crs/contracts';
+import { DeciderCore } from '@crs/messaging';
+import { decider } from './domain/decider';
+import { commandDecision, customerEventFields, customerEventHeaders } from './command-decision';
+
+/**
+ * The customer decider's Kafka headers (decision 0073): a created or updated record's listPurpose goes
+ * with its event as a header, so that the screening directory can skip records without one unparsed.
+ */
+const NOW = '2026-01-02T03:04:05.000Z';
+let seq = 0;
+
+function importOf(customerExtId: string, overrides: Partial<CustomerData> = {}): CustomerCommand {
+  seq++;
+  return {
+    commandId: `hdr-${seq}`,
+    type: 'ImportCustomer',
+    streamId: `DEMO:${customerExtId}`,
+    issuedAt: NOW,
+    correlationId: `HDR-${seq}`,
+    businessUnit: 'DEMO',
+    customerExtId,
+    data: {
+      channel: 'SINGLE',
+      customer: {
+        communicationNumber: `HDR-${seq}`,
+        businessUnit: 'DEMO',
+        customerExtId,
+        entityType: 'INDIVIDUAL',
+        action: 'CREATE',
+        sourceOfRiskLevel: 'IMPORT',
+        riskLevel: 'LOW',
+        customerStatus: 'ACTIVE',
+        firstName: 'Ann',
+        lastName: 'Example',
+        ...overrides,
+      },
+    },
+  } as CustomerCommand;
+}
+
+describe('customer event headers', () => {
+  const core = new DeciderCore({
+    decider,
+    eventsTopic: 'events',
+    now: () => NOW,
+    eventFields: customerEventFields,
+    eventHeaders: customerEventHeaders,
+  });
+  const decided = (...commands: CustomerCommand[]) => core.decideBatch(commands.map(commandDecision), 0);
+
+  it('puts the record listPurpose on created and updated records, NONE when it has none', () => {
+    const out = decided(
+      importOf('C-1'),
+      importOf('C-2', { listPurpose: 'BLACK' }),
+      importOf('C-3', { listPurpose: 'WHITE' }),
+      importOf('C-2', { action: 'UPDATE', lastName: 'Changed' }),
+    );
+    const records = out.filter((m) => m.type === 'CustomerCreated' || m.type === 'CustomerUpdated');
+    expect(records.map((m) => [m.key, m.type, m.headers?.[LIST_PURPOSE_HEADER]])).toEqual([
+      ['DEMO:C-1', 'CustomerCreated', 'NONE'],
+      ['DEMO:C-2', 'CustomerCreated', 'BLACK'],
+      ['DEMO:C-3', 'CustomerCreated', 'WHITE'],
+      ['DEMO:C-2', 'CustomerUpdated', 'NONE'],
+    ]);
+    // The stream version header stays on every event; other event types carry no listPurpose.
+    for (const m of out)
+      expect(m.headers?.streamVersion).toBe(String((m.value as { streamVersion: number }).streamVersion));
+    const others = out.filter((m) => m.type !== 'CustomerCreated' && m.type !== 'CustomerUpdated');
+    expect(others.length).toBeGreaterThan(0);
+    for (const m of others) expect(m.headers).not.toHaveProperty(LIST_PURPOSE_HEADER);
+  });
+});

@@ -1,0 +1,130 @@
+import { LIST_PURPOSE_HEADER, listPurposeHeader, type CustomerEvent } from '@crs/contracts';
+import { CustomerDirectory } from '../domain/customer-directory';
+import { directorySkip } from './customer-event-projector';
+
+/**
+ * Which customer events the directory's reader skips unparsed (decision 0073), fed as the reader feeds
+ * it: every message of a fetched batch is decided first, then the batch's messages are folded in order.
+ * Whatever is skipped, the directory ends as it ends when it folds every event.
+ */
+let v = 0;
+function event(type: CustomerEvent['type'], streamId: string, data: Record<string, unknown>): CustomerEvent {
+  const [businessUnit, customerExtId] = streamId.split(':') as [string, string];
+  return {
+    eventId: `e${++v}`,
+    type,
+    streamId,
+    streamVersion: v,
+    occurredAt: '2026-01-01T00:00:00Z',
+    correlationId: `comm-${v}`,
+    causationId: 'c',
+    businessUnit,
+    customerExtId,
+    data,
+  } as CustomerEvent;
+}
+const record = (streamId: string, last: string, extra: Record<string, unknown> = {}) =>
+  event(extra.action === 'UPDATE' ? 'CustomerUpdated' : 'CustomerCreated', streamId, {
+    customer: { entityType: 'INDIVIDUAL', firstName: 'Ann', lastName: last, ...extra },
+    sourceOfRiskLevel: 'IMPORT',
+    channel: 'SINGLE',
+  });
+const purpose = (streamId: string, listPurpose: 'BLACK' | 'WHITE') =>
+  event('InternalListPurposeRecorded', streamId, { listPurpose });
+const screening = (streamId: string) =>
+  event('ScreeningRequested', streamId, {
+    requestId: `r${v}`,
+    lists: ['SANCTIONS'],
+    reason: 'IMPORT',
+    customer: { entityType: 'INDIVIDUAL', firstName: 'Ann', lastName: streamId },
+  });
+
+/** The headers the customer decider writes: the type, and listPurpose on records unless `legacy`. */
+function headersOf(e: CustomerEvent, legacy: boolean): Record<string, unknown> {
+  const headers: Record<string, unknown> = { type: Buffer.from(e.type) };
+  if (!legacy && (e.type === 'CustomerCreated' || e.type === 'CustomerUpdated'))
+    headers[LIST_PURPOSE_HEADER] = Buffer.from(listPurposeHeader(e.data.customer));
+  return headers;
+}
+
+/** Folds `batches` as the reader does with the skip; returns the directory and the skipped event ids. */
+function readWithSkip(batches: CustomerEvent[][], legacy = false) {
+  const directory = new CustomerDirectory();
+  const { skip, batchDecided } = directorySkip(directory);
+  const skipped: string[] = [];
+  for (const batch of batches) {
+    const handed = batch.filter((e) => {
+      const s = skip(e.streamId, headersOf(e, legacy));
+      if (s) skipped.push(e.eventId);
+      return !s;
+    });
+    if (handed.length > 0) batchDecided();
+    for (const e of handed) directory.apply(e);
+  }
+  return { directory, skipped };
+}
+
+function foldAll(batches: CustomerEvent[][]): CustomerDirectory {
+  const directory = new CustomerDirectory();
+  for (const e of batches.flat()) directory.apply(e);
+  return directory;
+}
+
+const stateOf = (d: CustomerDirectory) => ({
+  screened: [...d.screened.entries()].sort(),
+  internal: d.internalEntries(),
+  purposes: ['DEMO:A', 'DEMO:B', 'DEMO:C', 'DEMO:D'].map((id) => d.listPurposeOf(id)),
+});
+
+describe('directorySkip', () => {
+  it('skips the records of customers without a list purpose, and ends as a fold of every event', () => {
+    const plainA = record('DEMO:A', 'Plain');
+    const black = record('DEMO:B', 'Black', { listPurpose: 'BLACK' });
+    const batches = [
+      [plainA, screening('DEMO:A'), black, purpose('DEMO:B', 'BLACK')],
+      // B is held BLACK now: its update without listPurpose renames its internal entry and is read.
+      [record('DEMO:B', 'Renamed', { action: 'UPDATE' }), record('DEMO:A', 'Again', { action: 'UPDATE' })],
+    ];
+    const { directory, skipped } = readWithSkip(batches);
+    expect(skipped).toEqual([plainA.eventId, batches[1]![1]!.eventId]);
+    expect(stateOf(directory)).toEqual(stateOf(foldAll(batches)));
+    expect(directory.internalEntries().map((e) => e.names)).toEqual([['Ann Renamed']]);
+  });
+
+  it('reads a record without a purpose when an earlier message of the same batch may give the customer one', () => {
+    // Decided before either is folded: without the batch's memory the rename would be skipped and the
+    // internal list would keep the old name.
+    const batches = [
+      [
+        record('DEMO:C', 'Black', { listPurpose: 'BLACK' }),
+        purpose('DEMO:C', 'BLACK'),
+        record('DEMO:C', 'Renamed', { action: 'UPDATE' }),
+        purpose('DEMO:D', 'WHITE'),
+        record('DEMO:D', 'White', { action: 'UPDATE' }),
+      ],
+    ];
+    const { directory, skipped } = readWithSkip(batches);
+    expect(skipped).toEqual([]);
+    expect(stateOf(directory)).toEqual(stateOf(foldAll(batches)));
+    expect(directory.internalEntries().map((e) => e.names)).toEqual([['Ann Renamed']]);
+    expect(directory.listPurposeOf('DEMO:D')).toEqual({ purpose: 'WHITE' });
+  });
+
+  it('forgets a batch once it is decided: a later batch skips what the directory does not hold', () => {
+    const batches = [
+      [record('DEMO:A', 'Black', { listPurpose: 'BLACK' }), purpose('DEMO:A', 'WHITE')],
+      [record('DEMO:B', 'Plain'), screening('DEMO:B')],
+      [record('DEMO:B', 'Plain again', { action: 'UPDATE' })],
+    ];
+    const { directory, skipped } = readWithSkip(batches);
+    expect(skipped).toEqual([batches[1]![0]!.eventId, batches[2]![0]!.eventId]);
+    expect(stateOf(directory)).toEqual(stateOf(foldAll(batches)));
+  });
+
+  it('reads every record of a log written before the header existed', () => {
+    const batches = [[record('DEMO:A', 'Plain'), record('DEMO:B', 'Black', { listPurpose: 'BLACK' })]];
+    const { directory, skipped } = readWithSkip(batches, true);
+    expect(skipped).toEqual([]);
+    expect(stateOf(directory)).toEqual(stateOf(foldAll(batches)));
+  });
+});
