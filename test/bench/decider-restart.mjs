@@ -25,7 +25,7 @@ const { createLogger } = require(path.join(ROOT, 'packages/runtime/dist/index.js
 const { buildCustomerService } = require(path.join(ROOT, 'services/customer/dist/app.js'));
 const { loadCustomerConfig } = require(path.join(ROOT, 'services/customer/dist/config.js'));
 const { decider } = require(path.join(ROOT, 'services/customer/dist/domain/decider.js'));
-const { commandDecision, customerEventFields } = require(
+const { commandDecision, customerEventFields, customerEventHeaders } = require(
   path.join(ROOT, 'services/customer/dist/command-decision.js'),
 );
 
@@ -82,6 +82,7 @@ async function writeEvents() {
       eventsTopic: topics.customerEvents,
       now: () => NOW,
       eventFields: customerEventFields,
+      eventHeaders: customerEventHeaders,
     });
     for (let n = 0; n < 4 && written < EVENTS; n++) {
       const c = command(id, `${id}-COMM-${n}`);

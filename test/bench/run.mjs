@@ -12,10 +12,14 @@
 // files. BENCH_BACKLOG=2000 (default 20,000) shortens the decider and projector phases for a quick run.
 // `BENCH_BASELINE=<commit> npm run bench closed-loop`: the closed loop alone, the baseline's services and this
 // tree's alternating (test/bench/closed-loop.mjs), for changes smaller than one pipeline run's spread.
+// `npm run bench decider-restart` (RESTART_EVENTS, default here 1,000,000: the issue's restart target),
+// `npm run bench screening-restart` (the screening directory's fold at start, decisions 0068 and 0073) and
+// `npm run bench callback-drain` (a callback backlog after a receiver outage, decisions 0071 and 0072): the
+// standalone scripts of the same names, their figures written into their sections of both files.
 import os from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync, existsSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { round } from './stats.mjs';
 import { benchRiskEngine, benchScreening, benchValidation } from './in-process.mjs';
 import { benchStack, benchPartitions } from './stack.mjs';
@@ -454,6 +458,140 @@ if (process.argv[2] === 'closed-loop') {
     { section: 'closed loop, trees alternating (issue 15)', note, figures, rows: change.rows },
   ]);
   console.log('updated the closed-loop figures in reports/bench.json and docs/benchmarks.md');
+  process.exit(0);
+}
+
+/**
+ * Runs one of the standalone bench scripts (test/bench/<name>.mjs) with its output shown as it comes, and
+ * returns the JSON object of its last line that parses as one (each script ends with its result).
+ */
+async function runBenchScript(name, env = {}, nodeArgs = []) {
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, `test/bench/${name}.mjs`)], {
+    cwd: ROOT,
+    env: { ...process.env, CRS_SHARED_DATA: DATA, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let last;
+  let buffered = '';
+  child.stdout.on('data', (chunk) => {
+    process.stdout.write(chunk);
+    buffered += chunk;
+    const lines = buffered.split('\n');
+    buffered = lines.pop();
+    for (const line of lines) {
+      if (!line.startsWith('{')) continue;
+      try {
+        last = JSON.parse(line);
+      } catch {
+        // a line that only looks like JSON
+      }
+    }
+  });
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  if (code !== 0) throw new Error(`test/bench/${name}.mjs exited with ${code}`);
+  if (!last) throw new Error(`test/bench/${name}.mjs printed no result`);
+  return last;
+}
+
+const meanOf = (values) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN);
+
+if (process.argv[2] === 'decider-restart') {
+  const events = process.env.RESTART_EVENTS ?? '1000000';
+  const before = loadNow();
+  const r = await runBenchScript('decider-restart', { RESTART_EVENTS: events });
+  const figures = [
+    { name: 'decider_restart.events', value: r.events, unit: `events (${r.customers} customers)` },
+    { name: 'decider_restart.full_fold', value: round(r.restart_full_fold_s, 1), unit: 's (snapshots off)' },
+    {
+      name: 'decider_restart.from_snapshots',
+      value: round(r.restart_from_snapshots_s, 1),
+      unit: 's (issue 15: under 30 s over 1 million events)',
+    },
+    {
+      name: 'decider_restart.snapshot_bootstrap',
+      value: round(r.snapshot_bootstrap_s, 1),
+      unit: 's (every state written once)',
+    },
+  ];
+  for (const snapshots of ['off', 'on']) {
+    const key = Object.keys(r).find(
+      (k) => k.startsWith('drain_') && k.endsWith(`snapshots_${snapshots}_per_s`),
+    );
+    if (key)
+      figures.push({
+        name: `decider_restart.drain_snapshots_${snapshots}`,
+        value: Math.round(meanOf(r[key])),
+        unit: `commands/s (mean of ${r[key].join(', ')}; queued commands drained after a start)`,
+      });
+  }
+  print(figures);
+  const note = `Measured ${new Date().toISOString()} with \`RESTART_EVENTS=${events} npm run bench decider-restart\` on ${machineText}, at ${rev(ROOT)} (test/bench/decider-restart.mjs: synthetic customer events decided by the decider's own core written straight into a throw-away events topic, then the decider started in process: the full fold with snapshots off, then from its state snapshots, decision 0016). 1-minute load average ${before} → ${loadNow()}.`;
+  mergeIntoReports(figures, [{ section: 'decider restart (issue 15)', note, figures }]);
+  console.log('updated the decider-restart figures in reports/bench.json and docs/benchmarks.md');
+  process.exit(0);
+}
+
+if (process.argv[2] === 'screening-restart') {
+  const before = loadNow();
+  const r = await runBenchScript('screening-restart', {}, ['--expose-gc']);
+  const variants = Object.keys(r)
+    .filter((k) => k.startsWith('meanSeconds_'))
+    .map((k) => k.slice(12));
+  const figures = [
+    {
+      name: 'screening_restart.log',
+      value: r.events,
+      unit: `events (${r.customers} screened customers${r.updates ? `, ${r.updates} updates each` : ''})`,
+    },
+  ];
+  for (const v of variants)
+    figures.push(
+      {
+        name: `screening_restart.fold.${v}`,
+        value: r[`meanSeconds_${v}`],
+        unit: `s (mean of ${r[v].map((x) => x.seconds).join(', ')}; ${r[v][0].handed} events handed out)`,
+      },
+      {
+        name: `screening_restart.per_million_screened.${v}`,
+        value: r[`secondsPerMillionCustomers_${v}`],
+        unit: 's per million screened customers',
+      },
+    );
+  print(figures);
+  const note = `Measured ${new Date().toISOString()} with \`npm run bench screening-restart\` on ${machineText}, at ${rev(ROOT)} (test/bench/screening-restart.mjs: customers imported through the pipeline with SANCTIONS and PEP screening, then the screening directory folded from the whole customer log with the service's own pieces and a cold key cache, the variants alternating: \`directory\` reads the types the directory folds (decision 0068), \`skip\` also skips records of customers without a list purpose by their header (decision 0073), \`all\` decodes every event). 1-minute load average ${before} → ${loadNow()}.`;
+  mergeIntoReports(figures, [{ section: 'screening directory at start (issue 15)', note, figures }]);
+  console.log('updated the screening-restart figures in reports/bench.json and docs/benchmarks.md');
+  process.exit(0);
+}
+
+if (process.argv[2] === 'callback-drain') {
+  const before = loadNow();
+  const r = await runBenchScript('callback-drain');
+  const figures = [];
+  for (const label of [...new Set(r.results.map((x) => x.label))]) {
+    const runs = r.results.filter((x) => x.label === label);
+    figures.push({
+      name: `callback_drain.delivered_per_sec.${label}`,
+      value: Math.round(meanOf(runs.map((x) => x.perSecond))),
+      unit: `deliveries/s (mean of ${runs.map((x) => x.perSecond).join(', ')}; build ${runs[0].build}, read-ahead ${runs[0].readAhead})`,
+    });
+  }
+  figures.push(
+    {
+      name: 'callback_drain.sent_twice',
+      value: r.results.reduce((n, x) => n + x.sentTwice, 0),
+      unit: 'deliveries',
+    },
+    {
+      name: 'callback_drain.out_of_order',
+      value: r.results.reduce((n, x) => n + x.outOfOrder, 0),
+      unit: 'deliveries',
+    },
+  );
+  print(figures);
+  const note = `Measured ${new Date().toISOString()} with \`npm run bench callback-drain\` on ${machineText}, at ${rev(ROOT)} (test/bench/callback-drain.mjs: ${r.entries} deliveries queued while ${r.endpoints} receiver(s) were down, then drained by the callback service's dispatcher for ${r.seconds} s per run against a local receiver that answers at once, the two sides alternating; \`before\` is ${process.env.BENCH_DRAIN_BEFORE_DIST ? `the build in ${process.env.BENCH_DRAIN_BEFORE_DIST}` : 'this build without read-ahead (decision 0071)'}). 1-minute load average ${before} → ${loadNow()}.`;
+  mergeIntoReports(figures, [{ section: 'callback backlog drain (issue 15)', note, figures }]);
+  console.log('updated the callback-drain figures in reports/bench.json and docs/benchmarks.md');
   process.exit(0);
 }
 

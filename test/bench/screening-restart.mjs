@@ -165,7 +165,7 @@ async function fold(messaging, config, mongo, variant) {
   };
 }
 
-const result = { customers: CUSTOMERS, rounds: ROUNDS };
+const result = { customers: CUSTOMERS, updates: UPDATES, rounds: ROUNDS };
 await inServiceNamespace(
   { root: ROOT, namespace: NS, services: SERVICES, eventTypes: [] },
   async ({ base }) => {

@@ -84,14 +84,17 @@ export type ScreeningHitDecisionData = CustomerEventData['ScreeningHitDecided'];
 
 /**
  * The Kafka header of `CustomerCreated` and `CustomerUpdated` that carries the record's `listPurpose`
- * (`BLACK`, `WHITE`, or `NONE` when the record has none), set by the customer decider: a reader that
- * folds list purposes (the screening directory) skips, without parsing the payload, the records of
- * customers without one. Events appended before it existed have no such header and are read whole.
+ * (its value, `BLACK` or `WHITE` today, or `NONE` when the record has none), set by the customer decider.
+ * `NONE` says only that this record carries no purpose (a later update of a BLACK customer carries none
+ * either): a reader that folds list purposes (the screening directory) skips such a record unparsed only
+ * for a customer it holds no purpose for. Events appended before it existed have no such header and are
+ * read whole.
  */
 export const LIST_PURPOSE_HEADER = 'listPurpose';
 
 /** The `listPurpose` header's value for a record (see LIST_PURPOSE_HEADER). */
 export function listPurposeHeader(record: { listPurpose?: unknown } | null | undefined): string {
+  // Any value present goes as it is (a future purpose must not read as none); absent or null is NONE.
   const purpose = record?.listPurpose;
-  return purpose === 'BLACK' || purpose === 'WHITE' ? purpose : 'NONE';
+  return purpose === undefined || purpose === null ? 'NONE' : String(purpose);
 }

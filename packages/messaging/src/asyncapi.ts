@@ -167,8 +167,9 @@ export const DELIVERY_GUARANTEES = [
   '  the message type. Events a decider appends (the customer and operation logs) also carry the header',
   '  `streamVersion`: their `streamVersion` as text, so a consumer that keeps its own version per stream',
   '  can skip an event it already holds without parsing the payload. `CustomerCreated` and',
-  "  `CustomerUpdated` also carry `listPurpose` (`BLACK`, `WHITE` or `NONE`): the record's list purpose,",
-  '  so a consumer that folds list purposes can skip the records of customers without one (decision 0073).',
+  "  `CustomerUpdated` also carry `listPurpose`: the record's list purpose, `NONE` when this record carries",
+  '  none; a consumer that folds list purposes may skip such a record unparsed for a customer it holds no',
+  '  purpose for (decision 0073).',
 ].join('\n');
 
 function contractMessages(key: TopicKey, all: MessageSchema[]): Array<MessageSchema | InternalMessage> {
@@ -261,9 +262,9 @@ export function buildAsyncApi(
               ? {
                   [LIST_PURPOSE_HEADER]: {
                     type: 'string',
-                    enum: ['BLACK', 'WHITE', 'NONE'],
+                    examples: ['BLACK', 'WHITE', 'NONE'],
                     description:
-                      "The record's listPurpose (NONE when it has none) as text (UTF-8), set by the customer decider (absent on events appended before decision 0073 introduced it): a consumer that folds list purposes can skip, unparsed, the records of customers without one.",
+                      "The record's listPurpose as text (UTF-8), NONE when this record carries none, set by the customer decider (absent on events appended before decision 0073 introduced it). NONE does not say the customer has no purpose (a later update of a BLACK customer carries none): a consumer that folds list purposes may skip such a record unparsed only for a customer it holds no purpose for.",
                   },
                 }
               : {}),

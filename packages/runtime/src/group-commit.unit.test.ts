@@ -44,10 +44,14 @@ describe('GroupCommit', () => {
     expect(reserved).toEqual([]);
   });
 
-  it('keeps requests whole: a group stops before the request that would pass maxItems, a larger one goes alone', async () => {
+  it('keeps requests whole: a group takes requests up to maxItems items, a larger one goes alone', async () => {
     const { commit, reserved } = commitWith(3);
-    await Promise.all([commit.submit([1, 2]), commit.submit([3, 4]), commit.submit([5, 6, 7, 8])]);
-    expect(reserved).toEqual([[[1, 2]], [[3, 4]], [[5, 6, 7, 8]]]);
+    await Promise.all([commit.submit([1]), commit.submit([2, 3]), commit.submit([4])]);
+    // 1 + 2 items fill a group of 3 exactly; the next request waits for the next group.
+    expect(reserved).toEqual([[[1], [2, 3]], [[4]]]);
+    reserved.length = 0;
+    await Promise.all([commit.submit([1, 2]), commit.submit([3, 4, 5, 6]), commit.submit([7])]);
+    expect(reserved).toEqual([[[1, 2]], [[3, 4, 5, 6]], [[7]]]);
   });
 
   it('gathers the calls made while a group reserves into the next group', async () => {
@@ -74,7 +78,9 @@ describe('GroupCommit', () => {
   });
 
   it('rejects the calls of a group whose completion fails instead of leaving them waiting', async () => {
-    const { commit } = commitWith(100, { failComplete: true });
-    await expect(commit.submit([1])).rejects.toThrow('complete failed');
+    const { commit, reserved } = commitWith(100, { failComplete: true });
+    const calls = [commit.submit([1]), commit.submit([2])];
+    for (const call of calls) await expect(call).rejects.toThrow('complete failed');
+    expect(reserved).toEqual([[[1], [2]]]);
   });
 });

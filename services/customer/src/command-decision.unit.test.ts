@@ -1,4 +1,9 @@
-import { LIST_PURPOSE_HEADER, type CustomerCommand, type CustomerData } from '@crs/contracts';
+import {
+  LIST_PURPOSE_HEADER,
+  listPurposeHeader,
+  type CustomerCommand,
+  type CustomerData,
+} from '@crs/contracts';
 import { DeciderCore } from '@crs/messaging';
 import { decider } from './domain/decider';
 import { commandDecision, customerEventFields, customerEventHeaders } from './command-decision';
@@ -69,5 +74,13 @@ describe('customer event headers', () => {
     const others = out.filter((m) => m.type !== 'CustomerCreated' && m.type !== 'CustomerUpdated');
     expect(others.length).toBeGreaterThan(0);
     for (const m of others) expect(m.headers).not.toHaveProperty(LIST_PURPOSE_HEADER);
+  });
+
+  it('passes any purpose a record carries as it is, and NONE only for none (a future value must not read as none)', () => {
+    expect(listPurposeHeader({ listPurpose: 'BLACK' })).toBe('BLACK');
+    expect(listPurposeHeader({ listPurpose: 'GREY' })).toBe('GREY');
+    expect(listPurposeHeader({ listPurpose: null })).toBe('NONE');
+    expect(listPurposeHeader({})).toBe('NONE');
+    expect(listPurposeHeader(undefined)).toBe('NONE');
   });
 });

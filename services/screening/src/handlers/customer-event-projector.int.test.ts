@@ -183,6 +183,7 @@ describe('the screening directory reader skips records without a list purpose', 
     const warmKeys = customerEventKeyWarmer({ directory, privacy: () => privacy });
     const project = customerEventProjector({ directory, privacy: () => privacy });
     const handed: string[] = [];
+    const decode = jest.spyOn(messaging.serde, 'decode');
     reader = new StreamReader<CustomerEvent>({
       kafka: messaging.kafka,
       serde: messaging.serde,
@@ -204,8 +205,13 @@ describe('the screening directory reader skips records without a list purpose', 
     await eventually(async () => handed.length >= 4, 30000, 'the directory reader to fold the log');
     await reader.waitUntilCaughtUp();
 
-    // The plain customer's two records were skipped; everything else was decoded and folded.
+    // The plain customer's two records were skipped before decoding; everything else was decoded and folded.
     expect(handed).toEqual(['e-2', 'e-3', 'e-4', 'e-5']);
+    const decodedIds = decode.mock.calls.map(
+      ([buffer]) => /"eventId":"(e-\d+)"/.exec(Buffer.from(buffer).toString('utf8'))?.[1],
+    );
+    expect(decodedIds).toEqual(['e-2', 'e-3', 'e-4', 'e-5']);
+    decode.mockRestore();
     // The same directory as a fold of every event (decrypted as the projector does).
     const everything = new CustomerDirectory();
     const projectAll = customerEventProjector({ directory: everything, privacy: () => privacy });

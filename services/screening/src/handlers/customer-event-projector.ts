@@ -63,7 +63,8 @@ export function directorySkip(directory: CustomerDirectory): {
         if (purpose === 'NONE' && !mayHold.has(key) && directory.listPurposeOf(key) === undefined)
           return true;
         if (purpose !== 'NONE') mayHold.add(key);
-      } else if (type === 'InternalListPurposeRecorded') {
+      } else if (type === 'InternalListPurposeRecorded' || type === undefined) {
+        // A message without a type header (none is written without one) is read whole: it may be either.
         mayHold.add(key);
       }
       return false;

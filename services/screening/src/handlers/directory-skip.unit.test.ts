@@ -111,14 +111,49 @@ describe('directorySkip', () => {
   });
 
   it('forgets a batch once it is decided: a later batch skips what the directory does not hold', () => {
+    // A is BLACK, then erased within the batch: the directory holds nothing of it afterwards, so its
+    // next record without a purpose, in a later batch, is skipped (it is not, if the batch is never forgotten).
     const batches = [
-      [record('DEMO:A', 'Black', { listPurpose: 'BLACK' }), purpose('DEMO:A', 'WHITE')],
+      [
+        record('DEMO:A', 'Black', { listPurpose: 'BLACK' }),
+        purpose('DEMO:A', 'BLACK'),
+        event('PersonalDataErased', 'DEMO:A', {}),
+      ],
       [record('DEMO:B', 'Plain'), screening('DEMO:B')],
-      [record('DEMO:B', 'Plain again', { action: 'UPDATE' })],
+      [record('DEMO:A', 'Back', { action: 'UPDATE' }), record('DEMO:B', 'Plain again', { action: 'UPDATE' })],
     ];
     const { directory, skipped } = readWithSkip(batches);
-    expect(skipped).toEqual([batches[1]![0]!.eventId, batches[2]![0]!.eventId]);
+    expect(skipped).toEqual([batches[1]![0]!.eventId, batches[2]![0]!.eventId, batches[2]![1]!.eventId]);
     expect(stateOf(directory)).toEqual(stateOf(foldAll(batches)));
+    expect(directory.listPurposeOf('DEMO:A')).toBeUndefined();
+  });
+
+  it('keeps reading the records of a WHITE customer in later batches (its purpose stays)', () => {
+    const batches = [
+      [record('DEMO:D', 'White', { listPurpose: 'WHITE' }), purpose('DEMO:D', 'WHITE')],
+      [record('DEMO:D', 'Still white', { action: 'UPDATE' })],
+    ];
+    const { directory, skipped } = readWithSkip(batches);
+    expect(skipped).toEqual([]);
+    expect(stateOf(directory)).toEqual(stateOf(foldAll(batches)));
+    expect(directory.listPurposeOf('DEMO:D')).toEqual({ purpose: 'WHITE' });
+  });
+
+  it('reads a record without the header (written before it existed) and what follows it in the batch', () => {
+    // The old record makes B BLACK; a newer record of B without a purpose in the same batch is read too.
+    const old = record('DEMO:B', 'Black', { listPurpose: 'BLACK' });
+    const directory = new CustomerDirectory();
+    const { skip, batchDecided } = directorySkip(directory);
+    const renamed = record('DEMO:B', 'Renamed', { action: 'UPDATE' });
+    const batch: [CustomerEvent, boolean][] = [
+      [old, true],
+      [renamed, false],
+    ];
+    const handed = batch.filter(([e, legacy]) => !skip(e.streamId, headersOf(e, legacy))).map(([e]) => e);
+    batchDecided();
+    for (const e of handed) directory.apply(e);
+    expect(handed).toEqual([old, renamed]);
+    expect(directory.internalEntries().map((e) => e.names)).toEqual([['Ann Renamed']]);
   });
 
   it('reads every record of a log written before the header existed', () => {
