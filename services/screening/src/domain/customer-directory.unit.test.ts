@@ -1,23 +1,8 @@
 import { loadMessageSchemas, type CustomerEvent } from '@crs/contracts';
 import { DIRECTORY_EVENT_TYPES } from '../handlers/customer-event-projector';
 import { CustomerDirectory, INTERNAL_CUSTOMERS_SOURCE } from './customer-directory';
+import { customerEvent as event } from '../customer-event.fixtures';
 
-let v = 0;
-function event(type: CustomerEvent['type'], streamId: string, data: Record<string, unknown>): CustomerEvent {
-  const [businessUnit, customerExtId] = streamId.split(':') as [string, string];
-  return {
-    eventId: `e${++v}`,
-    type,
-    streamId,
-    streamVersion: v,
-    occurredAt: '2026-01-01T00:00:00Z',
-    correlationId: `comm-${v}`,
-    causationId: 'c',
-    businessUnit,
-    customerExtId,
-    data,
-  } as CustomerEvent;
-}
 const person = (first: string, last: string, extra: Record<string, unknown> = {}) => ({
   customer: { entityType: 'INDIVIDUAL', firstName: first, lastName: last, ...extra },
   sourceOfRiskLevel: 'IMPORT',

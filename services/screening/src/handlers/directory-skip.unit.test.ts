@@ -1,28 +1,13 @@
 import { LIST_PURPOSE_HEADER, listPurposeHeader, type CustomerEvent } from '@crs/contracts';
 import { CustomerDirectory } from '../domain/customer-directory';
 import { directorySkip } from './customer-event-projector';
+import { customerEvent as event } from '../customer-event.fixtures';
 
 /**
  * Which customer events the directory's reader skips unparsed (decision 0073), fed as the reader feeds
  * it: every message of a fetched batch is decided first, then the batch's messages are folded in order.
  * Whatever is skipped, the directory ends as it ends when it folds every event.
  */
-let v = 0;
-function event(type: CustomerEvent['type'], streamId: string, data: Record<string, unknown>): CustomerEvent {
-  const [businessUnit, customerExtId] = streamId.split(':') as [string, string];
-  return {
-    eventId: `e${++v}`,
-    type,
-    streamId,
-    streamVersion: v,
-    occurredAt: '2026-01-01T00:00:00Z',
-    correlationId: `comm-${v}`,
-    causationId: 'c',
-    businessUnit,
-    customerExtId,
-    data,
-  } as CustomerEvent;
-}
 const record = (streamId: string, last: string, extra: Record<string, unknown> = {}) =>
   event(extra.action === 'UPDATE' ? 'CustomerUpdated' : 'CustomerCreated', streamId, {
     customer: { entityType: 'INDIVIDUAL', firstName: 'Ann', lastName: last, ...extra },
@@ -33,7 +18,7 @@ const purpose = (streamId: string, listPurpose: 'BLACK' | 'WHITE') =>
   event('InternalListPurposeRecorded', streamId, { listPurpose });
 const screening = (streamId: string) =>
   event('ScreeningRequested', streamId, {
-    requestId: `r${v}`,
+    requestId: `r-${streamId}`,
     lists: ['SANCTIONS'],
     reason: 'IMPORT',
     customer: { entityType: 'INDIVIDUAL', firstName: 'Ann', lastName: streamId },
