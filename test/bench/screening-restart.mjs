@@ -2,7 +2,7 @@
 // The screening service's start on a long customer log: its directory (whom to re-screen, last hits, the
 // customers marked BLACK) is folded from the whole customer event log at every start, before it screens
 // anything. This times that fold with the service's own pieces (CustomerDirectory, customerEventProjector,
-// customerEventKeyWarmer, CustomerPrivacy with a cold key cache, StreamReader), alternating between ways
+// directoryReading, CustomerPrivacy with a cold key cache, StreamReader), alternating between ways
 // of reading the log: `directory`, only the types the directory folds (DIRECTORY_EVENT_TYPES, decision
 // 0068), and `skip`, those types less the records of customers without a list purpose, by their header
 // (directorySkip, decision 0073); `all`, every event type decoded (as before 0068), on request.
@@ -129,24 +129,20 @@ async function fold(messaging, config, mongo, variant) {
   const privacy = CustomerPrivacy.fromConfig(config, mongo.db(ownerDbName(config, 'keys')), true);
   const deps = { directory, privacy: () => privacy };
   let handed = 0;
-  const onMessage = projector.customerEventProjector(deps);
-  const warmKeys = projector.customerEventKeyWarmer(deps);
-  const skipper = variant === 'skip' ? projector.directorySkip(directory) : undefined;
+  // The service's own reading (decision 0073); `directory` drops its skip, `all` its types too.
+  const { skip, types, ...reading } = projector.directoryReading(deps);
   const reader = new StreamReader({
     kafka: messaging.kafka,
     serde: messaging.serde,
     logger,
     groupPrefix: `${NS}.bench-directory`,
     topic: messaging.topics.customerEvents,
-    ...(variant === 'all' ? {} : { types: projector.DIRECTORY_EVENT_TYPES }),
-    ...(skipper ? { skip: skipper.skip } : {}),
+    ...reading,
+    ...(variant === 'all' ? {} : { types }),
+    ...(variant === 'skip' ? { skip } : {}),
     onMessage: async (m) => {
       handed++;
-      await onMessage(m);
-    },
-    beforeBatch: async (messages) => {
-      skipper?.batchDecided();
-      await warmKeys(messages);
+      await reading.onMessage(m);
     },
   });
   globalThis.gc?.();

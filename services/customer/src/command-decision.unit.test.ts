@@ -4,9 +4,7 @@ import {
   type CustomerCommand,
   type CustomerData,
 } from '@crs/contracts';
-import { DeciderCore } from '@crs/messaging';
-import { decider } from './domain/decider';
-import { commandDecision, customerEventFields, customerEventHeaders } from './command-decision';
+import { decidedMessages } from './decided-history.fixtures';
 
 /**
  * The customer decider's Kafka headers (decision 0073): a created or updated record's listPurpose goes
@@ -45,14 +43,7 @@ function importOf(customerExtId: string, overrides: Partial<CustomerData> = {}):
 }
 
 describe('customer event headers', () => {
-  const core = new DeciderCore({
-    decider,
-    eventsTopic: 'events',
-    now: () => NOW,
-    eventFields: customerEventFields,
-    eventHeaders: customerEventHeaders,
-  });
-  const decided = (...commands: CustomerCommand[]) => core.decideBatch(commands.map(commandDecision), 0);
+  const decided = (...commands: CustomerCommand[]) => decidedMessages(NOW, ...commands);
 
   it('puts the record listPurpose on created and updated records, NONE when it has none', () => {
     const out = decided(

@@ -1,13 +1,13 @@
 import type { CustomerCommand, CustomerEvent } from '@crs/contracts';
-import { DeciderCore } from '@crs/messaging';
+import { DeciderCore, type OutgoingMessage } from '@crs/messaging';
 import { decider } from './domain/decider';
 import { commandDecision, customerEventFields, customerEventHeaders } from './command-decision';
 
 /**
  * Test fixture shared by the decider specs: the commands decided in order by the decider shell's own
- * core, so the events carry exactly the envelope the shell stores and can serve as `given` history.
+ * core (the options the service gives its shell), as the messages it appends (key, type, headers, event).
  */
-export function decidedHistory(now: string, ...commands: CustomerCommand[]): CustomerEvent[] {
+export function decidedMessages(now: string, ...commands: CustomerCommand[]): OutgoingMessage[] {
   const core = new DeciderCore({
     decider,
     eventsTopic: 'history',
@@ -15,5 +15,10 @@ export function decidedHistory(now: string, ...commands: CustomerCommand[]): Cus
     eventFields: customerEventFields,
     eventHeaders: customerEventHeaders,
   });
-  return core.decideBatch(commands.map(commandDecision), 0).map((m) => m.value as CustomerEvent);
+  return core.decideBatch(commands.map(commandDecision), 0);
+}
+
+/** The events of `decidedMessages`: exactly the envelope the shell stores, to serve as `given` history. */
+export function decidedHistory(now: string, ...commands: CustomerCommand[]): CustomerEvent[] {
+  return decidedMessages(now, ...commands).map((m) => m.value as CustomerEvent);
 }

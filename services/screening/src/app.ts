@@ -14,12 +14,7 @@ import { ServiceHost } from '@crs/host';
 import { CustomerDirectory } from './domain/customer-directory';
 import { DecisionBook } from './domain/suppression';
 import { customerCommandWriter, SERVICE } from './customer-commands';
-import {
-  DIRECTORY_EVENT_TYPES,
-  customerEventKeyWarmer,
-  customerEventProjector,
-  directorySkip,
-} from './handlers/customer-event-projector';
+import { directoryReading } from './handlers/customer-event-projector';
 import { screeningDecisionRecordedProjector } from './handlers/screening-decision-recorded-projector';
 import { screeningRequestedReactor } from './handlers/screening-requested-reactor';
 import { rescreener } from './rescreening/rescreener';
@@ -164,21 +159,12 @@ export function buildScreeningService(
           topic: topics.screeningLists,
           onMessage: screeningDecisionRecordedProjector(book),
         });
-        const skipper = directorySkip(directory);
-        const warmKeys = customerEventKeyWarmer({ directory, privacy: () => privacy });
         const eventsReader = new StreamReader<CustomerEvent>({
           ...readerOptions('screening-directory'),
           topic: topics.customerEvents,
-          // Only what the directory folds is decoded; the rest of the log is skipped by its type header.
-          types: DIRECTORY_EVENT_TYPES,
-          // Records of customers without a list purpose are skipped unparsed by a header (decision 0073).
-          skip: skipper.skip,
-          onMessage: customerEventProjector({ directory, privacy: () => privacy }),
-          // The keys of the batch's customers in one read before its events are folded (decision 0032).
-          beforeBatch: async (messages) => {
-            skipper.batchDecided();
-            await warmKeys(messages);
-          },
+          // Only what the directory folds is decoded: other types and the records of customers without a
+          // list purpose are skipped by their headers; the keys of a batch's customers are read at once.
+          ...directoryReading({ directory, privacy: () => privacy }),
         });
         // The directory is folded from the whole customer log at every start (no snapshot): long on a
         // large book, so its progress is logged.

@@ -108,6 +108,11 @@ export class CustomerDirectory {
     return this.internal.size;
   }
 
+  /** Whether the directory holds a list purpose (BLACK or WHITE) for the customer. */
+  hasListPurpose(streamId: string): boolean {
+    return this.internal.has(streamId);
+  }
+
   /** Whether the customer is marked BLACK (its record feeds the internal list, so it is kept in plain). */
   isBlack(streamId: string): boolean {
     return this.internal.get(streamId)?.purpose === 'BLACK';

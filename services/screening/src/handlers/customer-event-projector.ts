@@ -60,8 +60,7 @@ export function directorySkip(directory: CustomerDirectory): {
       const type = headerString(headers, 'type');
       if (type === 'CustomerCreated' || type === 'CustomerUpdated') {
         const purpose = headerString(headers, LIST_PURPOSE_HEADER);
-        if (purpose === 'NONE' && !mayHold.has(key) && directory.listPurposeOf(key) === undefined)
-          return true;
+        if (purpose === 'NONE' && !mayHold.has(key) && !directory.hasListPurpose(key)) return true;
         if (purpose !== 'NONE') mayHold.add(key);
       } else if (type === 'InternalListPurposeRecorded' || type === undefined) {
         // A message without a type header (none is written without one) is read whole: it may be either.
@@ -70,6 +69,32 @@ export function directorySkip(directory: CustomerDirectory): {
       return false;
     },
     batchDecided: () => mayHold.clear(),
+  };
+}
+
+/** The directory reader's options (a `StreamReader` of the customer log), as the service composes them. */
+export interface DirectoryReading {
+  /** DIRECTORY_EVENT_TYPES: the others are skipped by their type header (decision 0068). */
+  types: readonly string[];
+  /** directorySkip: records of customers without a list purpose, by their header (decision 0073). */
+  skip: (key: string, headers: Record<string, unknown> | undefined) => boolean;
+  /** The batch's skips decided, then its customers' keys read at once (decision 0032). */
+  beforeBatch: (messages: readonly DecodedMessage<CustomerEvent>[]) => Promise<void>;
+  onMessage: (message: DecodedMessage<CustomerEvent>) => Promise<void>;
+}
+
+/** The whole of the directory's reading: what to skip, the batch hook and the projector, composed once. */
+export function directoryReading(deps: CustomerEventProjectorDeps): DirectoryReading {
+  const skipper = directorySkip(deps.directory);
+  const warmKeys = customerEventKeyWarmer(deps);
+  return {
+    types: DIRECTORY_EVENT_TYPES,
+    skip: skipper.skip,
+    beforeBatch: async (messages) => {
+      skipper.batchDecided();
+      await warmKeys(messages);
+    },
+    onMessage: customerEventProjector(deps),
   };
 }
 
@@ -141,7 +166,7 @@ async function revealScreened(
  * The reader's batch hook: the keys of every customer whose events of this batch the directory reveals,
  * read at once (one store read per batch instead of one per customer: decision 0032).
  */
-export function customerEventKeyWarmer(
+function customerEventKeyWarmer(
   deps: CustomerEventProjectorDeps,
 ): (messages: readonly DecodedMessage<CustomerEvent>[]) => Promise<void> {
   return async (messages) => {
