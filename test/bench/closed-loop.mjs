@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { round } from './stats.mjs';
 import { token, waitUntil, inServiceNamespace } from './stack.mjs';
 import { DONE_TYPES, closedLoop, endToEnd, evaluateCustomer, withCpu } from './pipeline.mjs';
+import { ioSnapshot } from './cpu.mjs';
 import { post } from './http-client.mjs';
 
 const SERVICES = ['customer', 'projector', 'evaluation', 'screening', 'callback', 'ingress'];
@@ -23,7 +24,8 @@ export function alternating(rounds, a = 'before', b = 'after') {
 /**
  * One closed-loop run of `root`'s services in a namespace of their own: warm-up (every callback awaited),
  * then `clients` clients posting EVALUATE imports with SANCTIONS and PEP for `seconds`, every callback
- * awaited. Returns accepted/s, end to end/s (accepted to the last callback) and the cores per process.
+ * awaited. Returns accepted/s, end to end/s (accepted to the last callback), the cores per process, and
+ * what the store (FerretDB) wrote and spent per customer.
  */
 export async function closedLoopRun({ label, index, root }) {
   const warmup = Number(process.env.BENCH_CLOSED_WARMUP_SECONDS ?? 30);
@@ -49,14 +51,24 @@ export async function closedLoopRun({ label, index, root }) {
       await new Promise((r) => setTimeout(r, 5000));
       const accepted = new Map();
       const t0 = performance.now();
+      const io0 = ioSnapshot();
       const [took, cpu] = await withCpu(() => closedLoop(clients, seconds, () => send(accepted)));
       await allCalledBack(accepted, 'callbacks');
+      // The store's work per customer, from the first request to the last callback: bytes it wrote (for
+      // FerretDB on SQLite, its WAL and checkpoints) and its CPU. Steadier than the rates from run to run.
+      const io1 = ioSnapshot();
+      const store = (key, scale) =>
+        io0.has('ferretdb') && io1.has('ferretdb')
+          ? round(((io1.get('ferretdb')[key] - io0.get('ferretdb')[key]) * scale) / accepted.size, 2)
+          : undefined;
       const last = Math.max(...[...accepted.keys()].map((c) => e2e.doneAt(c)));
       return {
         label,
         index,
         acceptedPerSec: round(accepted.size / took, 1),
         endToEndPerSec: round(accepted.size / ((last - t0) / 1000), 1),
+        storeKBPerCustomer: store('bytes', 1 / 1024),
+        storeCpuMsPerCustomer: store('cpu', 1000),
         cpu: cpu.breakdown,
       };
     },

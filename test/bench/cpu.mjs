@@ -50,3 +50,31 @@ export function coresBetween(before, after, seconds) {
   }
   return rows.sort((a, b) => b[1] - a[1]);
 }
+
+/**
+ * What each labelled process has written so far through write system calls (`wchar` of /proc/<pid>/io:
+ * for FerretDB on SQLite, its WAL and checkpoints) and its CPU seconds: label -> { bytes, cpu }.
+ */
+export function ioSnapshot() {
+  const out = new Map();
+  const cpu = cpuSnapshot();
+  let pids = [];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return out;
+  }
+  for (const d of pids) {
+    try {
+      const name = label(Number(d), readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' '));
+      if (!name) continue;
+      const wchar = Number(/^wchar: (\d+)$/m.exec(readFileSync(`/proc/${d}/io`, 'utf8'))?.[1] ?? NaN);
+      if (!Number.isFinite(wchar)) continue;
+      const prev = out.get(name);
+      out.set(name, { bytes: (prev?.bytes ?? 0) + wchar, cpu: cpu.get(name) ?? 0 });
+    } catch {
+      // the process ended meanwhile, or its io is not readable
+    }
+  }
+  return out;
+}

@@ -13,7 +13,8 @@
 // `BENCH_BASELINE=<commit> npm run bench closed-loop`: the closed loop alone, the baseline's services and this
 // tree's alternating (test/bench/closed-loop.mjs), for changes smaller than one pipeline run's spread.
 // `npm run bench decider-restart` (RESTART_EVENTS, default here 1,000,000: the issue's restart target),
-// `npm run bench screening-restart` (the screening directory's fold at start, decisions 0068 and 0073) and
+// `npm run bench screening-restart` (the screening directory's fold at start, decisions 0068 and 0073),
+// `npm run bench index-cost` (what the communication-number index costs an insert, decision 0074) and
 // `npm run bench callback-drain` (a callback backlog after a receiver outage, decisions 0071 and 0072): the
 // standalone scripts of the same names, their figures written into their sections of both files.
 import os from 'node:os';
@@ -425,13 +426,18 @@ if (process.argv[2] === 'closed-loop') {
     const r = await closedLoopRun({ label, index, root: roots[label] });
     runs.push(r);
     console.log(
-      `  [${index + 1}/${order.length} ${label}] accepted ${r.acceptedPerSec}/s, end to end ${r.endToEndPerSec}/s; cores: ${r.cpu}`,
+      `  [${index + 1}/${order.length} ${label}] accepted ${r.acceptedPerSec}/s, end to end ${r.endToEndPerSec}/s; store per customer ${r.storeKBPerCustomer ?? '-'} KB written, ${r.storeCpuMsPerCustomer ?? '-'} ms of CPU; cores: ${r.cpu}`,
     );
   }
   const mean = (label, key) => {
     const of = runs.filter((r) => r.label === label).map((r) => r[key]);
-    return round(of.reduce((a, b) => a + b, 0) / of.length, 1);
+    return of.some((v) => v === undefined) ? undefined : round(of.reduce((a, b) => a + b, 0) / of.length, 2);
   };
+  const runsOf = (label, key) =>
+    runs
+      .filter((r) => r.label === label)
+      .map((r) => r[key])
+      .join(', ');
   const measured = [];
   for (const label of ['before', 'after']) {
     measured.push(
@@ -443,11 +449,23 @@ if (process.argv[2] === 'closed-loop') {
       {
         name: `closed_loop.end_to_end_per_sec.${label}`,
         value: mean(label, 'endToEndPerSec'),
-        unit: `customers/s (mean; runs ${runs
-          .filter((r) => r.label === label)
-          .map((r) => r.endToEndPerSec)
-          .join(', ')})`,
+        unit: `customers/s (mean; runs ${runsOf(label, 'endToEndPerSec')})`,
       },
+      // FerretDB's writes and CPU per customer, first request to last callback (absent on another store).
+      ...(mean(label, 'storeKBPerCustomer') === undefined
+        ? []
+        : [
+            {
+              name: `closed_loop.store_kb_written_per_customer.${label}`,
+              value: mean(label, 'storeKBPerCustomer'),
+              unit: `KB (mean; runs ${runsOf(label, 'storeKBPerCustomer')})`,
+            },
+            {
+              name: `closed_loop.store_cpu_ms_per_customer.${label}`,
+              value: mean(label, 'storeCpuMsPerCustomer'),
+              unit: `ms (mean; runs ${runsOf(label, 'storeCpuMsPerCustomer')})`,
+            },
+          ]),
     );
   }
   const change = sideBySide(measured, 'before', 'after');
@@ -592,6 +610,44 @@ if (process.argv[2] === 'callback-drain') {
   const note = `Measured ${new Date().toISOString()} with \`npm run bench callback-drain\` on ${machineText}, at ${rev(ROOT)} (test/bench/callback-drain.mjs: ${r.entries} deliveries queued while ${r.endpoints} receiver(s) were down, then drained by the callback service's dispatcher for ${r.seconds} s per run against a local receiver that answers at once, the two sides alternating; \`before\` is ${process.env.BENCH_DRAIN_BEFORE_DIST ? `the build in ${process.env.BENCH_DRAIN_BEFORE_DIST}` : 'this build without read-ahead (decision 0071)'}). 1-minute load average ${before} → ${loadNow()}.`;
   mergeIntoReports(figures, [{ section: 'callback backlog drain (issue 15)', note, figures }]);
   console.log('updated the callback-drain figures in reports/bench.json and docs/benchmarks.md');
+  process.exit(0);
+}
+
+if (process.argv[2] === 'index-cost') {
+  // `npm run bench index-cost`: what the communication-number index costs a delivery-log insert (0074).
+  const before = loadNow();
+  const r = await runBenchScript('index-cost');
+  const figures = [];
+  for (const numbers of ['ordered', 'random'])
+    for (const variant of ['with', 'without']) {
+      const runs = r.results.filter((x) => x.numbers === numbers && x.variant === variant);
+      const of = (key) => runs.map((x) => x[key]);
+      figures.push(
+        {
+          name: `index_cost.${numbers}.docs_per_sec.${variant}_index`,
+          value: Math.round(meanOf(of('docsPerSec'))),
+          unit: `docs/s (mean of ${of('docsPerSec').join(', ')})`,
+        },
+        ...(runs.every((x) => x.storeCpuUsPerDoc !== undefined)
+          ? [
+              {
+                name: `index_cost.${numbers}.store_cpu_us_per_doc.${variant}_index`,
+                value: Math.round(meanOf(of('storeCpuUsPerDoc'))),
+                unit: `µs (mean of ${of('storeCpuUsPerDoc').join(', ')})`,
+              },
+              {
+                name: `index_cost.${numbers}.store_kb_written_per_doc.${variant}_index`,
+                value: round(meanOf(of('storeKBPerDoc')), 1),
+                unit: `KB (mean of ${of('storeKBPerDoc').join(', ')})`,
+              },
+            ]
+          : []),
+      );
+    }
+  print(figures);
+  const note = `Measured ${new Date().toISOString()} with \`npm run bench index-cost\` on ${machineText}, at ${rev(ROOT)} (test/bench/index-cost.mjs: ${r.docs} delivery-log-shaped documents per run, inserted ${r.batch} at a time into a collection with and without the \`{businessUnit, communicationNumber}\` index, ${r.rounds} alternating pairs for communication numbers in order and at random; the store's CPU and the bytes it wrote per document from /proc). 1-minute load average ${before} → ${loadNow()}.`;
+  mergeIntoReports(figures, [{ section: 'index cost per insert (decision 0074)', note, figures }]);
+  console.log('updated the index-cost figures in reports/bench.json and docs/benchmarks.md');
   process.exit(0);
 }
 

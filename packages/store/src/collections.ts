@@ -1,4 +1,5 @@
 import type { Db, Collection, Document } from 'mongodb';
+import { indexCommunicationNumbers } from './communication-keys';
 
 /** Base names of the read models; the projector may switch a name to a rebuilt copy (see ProjectionCatalog). */
 export const ProjectionNames = [
@@ -102,8 +103,10 @@ export class ProjectionCatalog {
 }
 
 /**
- * Indexes of the projector's read models; created idempotently by the projector on start and by replay.
- * The archive service creates the indexes of `operations` and `alerts` itself.
+ * Indexes of the projector's read models; created idempotently by the projector on start and by replay,
+ * after `communication_events` is marked keyed or not (`markCommunicationKeys`): a keyed one has no
+ * communication-number index (decision 0074). The archive service creates the indexes of `operations` and
+ * `alerts` itself.
  */
 export async function ensureProjectionIndexes(
   db: Db,
@@ -112,5 +115,5 @@ export async function ensureProjectionIndexes(
   await db.collection(names.customers).createIndex({ businessUnit: 1, customerExtId: 1 });
   await db.collection(names.assessments).createIndex({ streamId: 1, streamVersion: 1 });
   await db.collection(names.screenings).createIndex({ streamId: 1, streamVersion: 1 });
-  await db.collection(names.communication_events).createIndex({ businessUnit: 1, communicationNumber: 1 });
+  await indexCommunicationNumbers(db.collection(names.communication_events));
 }

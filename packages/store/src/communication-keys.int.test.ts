@@ -5,6 +5,7 @@ import {
   COMMUNICATION_KEYS_MARKER,
   CommunicationKeyLookup,
   communicationKey,
+  indexCommunicationNumbers,
   markCommunicationKeys,
 } from './communication-keys';
 import type { ProjectedCommunicationEvent } from './read-models';
@@ -101,6 +102,32 @@ describe('communication_events read by their communication key', () => {
     const rebuilt = db.collection('marked_fresh');
     await rebuilt.insertOne({ _id: `${communicationKey('X')}e` } as Document);
     expect(await markCommunicationKeys(rebuilt, { fresh: true })).toBe(true);
+  });
+
+  it('a keyed collection carries no communication-number index; one from before keeps it (decision 0074)', async () => {
+    const keys = async (name: string) => (await db.collection(name).indexes()).map((i) => i.key);
+    // Keyed from the start: never indexed by number.
+    const keyed = db.collection('index_keyed');
+    expect(await markCommunicationKeys(keyed)).toBe(true);
+    expect(await indexCommunicationNumbers(keyed)).toBe(true);
+    expect(await keys('index_keyed')).toEqual([{ _id: 1 }]);
+
+    // Keyed, and indexed by an earlier release: the index goes at the next start, once (idempotent).
+    const upgraded = db.collection('index_upgraded');
+    expect(await markCommunicationKeys(upgraded)).toBe(true);
+    await upgraded.createIndex({ businessUnit: 1, communicationNumber: 1 });
+    await upgraded.createIndex({ communicationNumber: 1 });
+    expect(await indexCommunicationNumbers(upgraded)).toBe(true);
+    expect(await indexCommunicationNumbers(upgraded)).toBe(true);
+    expect(await keys('index_upgraded')).toEqual([{ _id: 1 }, { communicationNumber: 1 }]);
+
+    // Written before its keys: read by communication number, so indexed by it (MongoDB's read).
+    const legacy = db.collection('index_legacy');
+    await legacy.insertOne({ _id: 'event-1', businessUnit: 'BU1', communicationNumber: 'OLD' } as Document);
+    expect(await markCommunicationKeys(legacy)).toBe(false);
+    expect(await indexCommunicationNumbers(legacy)).toBe(false);
+    expect(await indexCommunicationNumbers(legacy)).toBe(false);
+    expect(await keys('index_legacy')).toEqual([{ _id: 1 }, { businessUnit: 1, communicationNumber: 1 }]);
   });
 
   it('the lookup reads a keyed collection by key and a collection from before by communication number', async () => {

@@ -49,6 +49,49 @@ export async function markCommunicationKeys(
   return true;
 }
 
+/** The index that serves reads by communication number where `_id` cannot: collections written before their keys. */
+export const COMMUNICATION_NUMBER_INDEX = { businessUnit: 1, communicationNumber: 1 } as const;
+
+/**
+ * The communication-number index of a collection keyed by communication, as it should be (decision 0074):
+ * created where the collection is not keyed (its reads by communication number need it on MongoDB);
+ * dropped, if an earlier release created it, where the collection is keyed: there every read by
+ * communication goes by the `_id` prefix, and the index only cost each insert a write on a random key (on
+ * FerretDB v1 about a sixth of its CPU per insert and ~9 KB of WAL). Call it after `markCommunicationKeys`.
+ * Returns whether the collection is keyed.
+ */
+export async function indexCommunicationNumbers(collection: Collection<Document>): Promise<boolean> {
+  if (!(await hasKeysMarker(collection))) {
+    await collection.createIndex(COMMUNICATION_NUMBER_INDEX);
+    return false;
+  }
+  for (const index of await collection.indexes())
+    if (sameKeys(index.key, COMMUNICATION_NUMBER_INDEX) && index.name)
+      await dropIndexIfThere(collection, index.name);
+  return true;
+}
+
+function sameKeys(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const ka = Object.entries(a);
+  const kb = Object.entries(b);
+  return (
+    ka.length === kb.length && ka.every(([k, v], i) => kb[i]![0] === k && Number(kb[i]![1]) === Number(v))
+  );
+}
+
+/** Drops an index by name; another instance dropping it at the same moment is as good. */
+export async function dropIndexIfThere<T extends Document>(
+  collection: Collection<T>,
+  name: string,
+): Promise<void> {
+  if (!(await collection.indexes()).some((index) => index.name === name)) return;
+  try {
+    await collection.dropIndex(name);
+  } catch (err) {
+    if ((await collection.indexes()).some((index) => index.name === name)) throw err;
+  }
+}
+
 const KEYED_UNKNOWN_MS = 30_000;
 
 /**

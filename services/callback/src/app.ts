@@ -49,11 +49,12 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
         const store = new DeliveryStore(mongo.ownDb('callback'));
         // docs/privacy.md: queued payloads stay encrypted; they are decrypted for each request only.
         const privacy = CustomerPrivacy.fromConfig(config, mongo.ownDb('keys'), config.PRIVACY_REQUIRED);
-        await store.ensureIndexes();
         // decision 0066: a log that is empty now is keyed by communication; one written before keeps its ids,
         // and may hold what older releases' writes left, repaired here (decision 0067; pending deliveries by
-        // the `status` index, FerretDB too since its patch 0008). A keyed log has nothing to repair.
+        // the `status` index, FerretDB too since its patch 0008). A keyed log has nothing to repair. Marked
+        // before the indexes: a keyed log has no communication-number index (decision 0074).
         const keyed = await store.markKeys();
+        await store.ensureIndexes();
         if (!keyed) {
           logger.warn(
             'callback_deliveries holds deliveries written before its keys (decision 0066): the delivery-log API and redeliver by communication read the whole log on FerretDB (docs/operations.md)',

@@ -413,6 +413,14 @@ describe('DeliveryStore (callback queue)', () => {
   it('a log that starts empty is keyed by communication: a communication is read and redelivered by its key, from the _id index (decision 0066)', async () => {
     expect(await store.markKeys()).toBe(true);
     expect(await store.markKeys()).toBe(true);
+    // Indexed by communication number before it was marked (as an earlier release did): at the next start
+    // the index goes, and the reads below go by `_id` (decision 0074).
+    expect((await store.collection.indexes()).map((i) => i.key)).toContainEqual({
+      businessUnit: 1,
+      communicationNumber: 1,
+    });
+    await store.ensureIndexes();
+    expect((await store.collection.indexes()).map((i) => i.key)).toEqual([{ _id: 1 }, { status: 1 }]);
     const keyed = (n: number, comm: string, bu = 'DEMO') =>
       delivery(n, {
         _id: deliveryId({ eventId: `e-${n}`, correlationId: comm }, 'ep-1', true),
@@ -453,6 +461,13 @@ describe('DeliveryStore (callback queue)', () => {
   it('a log written before its keys stays unkeyed, and is read and redelivered by communication number as before', async () => {
     await enqueue(delivery(1), T0);
     expect(await store.markKeys()).toBe(false);
+    await store.ensureIndexes();
+    // In any order (MongoDB lists them as created, FerretDB by name).
+    const keys = (await store.collection.indexes()).map((i) => i.key);
+    expect(keys).toHaveLength(3);
+    expect(keys).toEqual(
+      expect.arrayContaining([{ _id: 1 }, { status: 1 }, { businessUnit: 1, communicationNumber: 1 }]),
+    );
     expect(await store.collection.countDocuments()).toBe(1);
     expect((await store.ofCommunication('DEMO', 'comm-1', 10)).map((d) => d._id)).toEqual(['e-1|ep-1']);
     const d = await store.claim((await store.due(T0, 1))[0]!, T0, at(30));

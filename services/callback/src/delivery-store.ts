@@ -4,7 +4,9 @@ import {
   CommunicationKeyLookup,
   OwnedCollections,
   detectDialect,
+  dropIndexIfThere,
   findByIds,
+  indexCommunicationNumbers,
   insertNew,
   isDuplicateKey,
   markCommunicationKeys,
@@ -114,27 +116,21 @@ export class DeliveryStore {
     this.progress = db.collection<ProgressDoc>(CallbackProgressCollection);
   }
 
+  /**
+   * The log's and the queue's indexes. Call it after `markKeys`: a keyed log has no
+   * `{businessUnit, communicationNumber}` index (its reads by communication go by `_id`), one written before
+   * its keys keeps it (decision 0074).
+   */
   async ensureIndexes(): Promise<void> {
     await this.collection.createIndex({ status: 1 });
-    await this.collection.createIndex({ businessUnit: 1, communicationNumber: 1 });
+    await indexCommunicationNumbers(this.collection as unknown as Collection<Document>);
     // The due read's order (due time, then `_id`) from the index itself: MongoDB serves a sort only from
     // an index holding its keys in that order, so `{nextAttemptAt: 1}` alone meant an in-memory sort of
     // everything due to return the first few (a large backlog after an outage). Same one index on
     // FerretDB. A queue from before it has `nextAttemptAt_1`, dropped here (decision 0072).
     await this.queue.createIndex({ nextAttemptAt: 1, _id: 1 });
-    await this.dropIndexIfThere(this.queue, 'nextAttemptAt_1');
+    await dropIndexIfThere(this.queue, 'nextAttemptAt_1');
     await this.queue.createIndex({ streamId: 1 });
-  }
-
-  private async dropIndexIfThere(collection: Collection<QueueEntry>, name: string): Promise<void> {
-    if ((await collection.indexes()).some((index) => index.name === name)) {
-      try {
-        await collection.dropIndex(name);
-      } catch (err) {
-        // Another instance starting at the same time dropped it first.
-        if ((await collection.indexes()).some((index) => index.name === name)) throw err;
-      }
-    }
   }
 
   /**

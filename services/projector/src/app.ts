@@ -28,13 +28,14 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
         const db = mongo.db;
         const catalog = new ProjectionCatalog(db);
         const projections = await catalog.customerProjections();
-        await ensureProjectionIndexes(db, projections);
-        // A collection that starts empty holds communication_events keyed by communication (decision 0065).
+        // A collection that starts empty holds communication_events keyed by communication (decision 0065);
+        // marked before the indexes, as a keyed one has no communication-number index (decision 0074).
         if (!(await markCommunicationKeys(db.collection(projections.communication_events))))
           logger.warn(
             { collection: projections.communication_events },
             'communication_events holds documents from before decision 0065: the events pull endpoint reads it by communication number (a scan on FerretDB v1) until a replay (crs replay) rebuilds it keyed',
           );
+        await ensureProjectionIndexes(db, projections);
         const { topics, consumerOptions } = await host.connectMessaging();
         // The versions of the customer documents of the partitions this instance owns (decision 0012).
         const versions = new StreamVersions();

@@ -55,5 +55,17 @@ describe('replay', () => {
     expect(result.collections.customers).toBe('customers_r2');
     expect(await new ProjectionCatalog(db).activeName('customers')).toBe('customers_r2');
     expect(Object.keys(result.phases).sort()).toEqual(['activation', 'customers', 'indexes', 'log', 'tail']);
+    // The rebuilt read models' indexes; communication_events is keyed, so it is read by `_id` and carries
+    // no communication-number index (decision 0074).
+    const keys = async (name: string) => (await db.collection(name).indexes()).map((i) => i.key);
+    expect(await keys(result.collections.customers)).toEqual([
+      { _id: 1 },
+      { businessUnit: 1, customerExtId: 1 },
+    ]);
+    expect(await keys(result.collections.screenings)).toEqual([
+      { _id: 1 },
+      { streamId: 1, streamVersion: 1 },
+    ]);
+    expect(await keys(result.collections.communication_events)).toEqual([{ _id: 1 }]);
   });
 });
