@@ -16,9 +16,9 @@ function label(pid, args) {
   return undefined;
 }
 
-/** CPU seconds so far per label. */
-export function cpuSnapshot() {
-  const out = new Map();
+/** The processes of the stack, the namespace's services and this one, by label: [[label, pid]]. */
+function labelled() {
+  const out = [];
   let pids = [];
   try {
     pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
@@ -27,13 +27,28 @@ export function cpuSnapshot() {
   }
   for (const d of pids) {
     try {
-      const args = readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      const name = label(Number(d), args);
-      if (!name) continue;
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const seconds = (Number(fields[11]) + Number(fields[12])) / TICKS; // utime + stime
-      out.set(name, (out.get(name) ?? 0) + seconds);
+      const name = label(Number(d), readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' '));
+      if (name) out.push([name, d]);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** A process's CPU seconds so far (utime + stime). */
+function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS;
+}
+
+/** CPU seconds so far per label. */
+export function cpuSnapshot() {
+  const out = new Map();
+  for (const [name, pid] of labelled()) {
+    try {
+      out.set(name, (out.get(name) ?? 0) + cpuSeconds(pid));
     } catch {
       // the process ended meanwhile
     }
@@ -57,21 +72,12 @@ export function coresBetween(before, after, seconds) {
  */
 export function ioSnapshot() {
   const out = new Map();
-  const cpu = cpuSnapshot();
-  let pids = [];
-  try {
-    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
-  } catch {
-    return out;
-  }
-  for (const d of pids) {
+  for (const [name, pid] of labelled()) {
     try {
-      const name = label(Number(d), readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' '));
-      if (!name) continue;
-      const wchar = Number(/^wchar: (\d+)$/m.exec(readFileSync(`/proc/${d}/io`, 'utf8'))?.[1] ?? NaN);
+      const wchar = Number(/^wchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? NaN);
       if (!Number.isFinite(wchar)) continue;
       const prev = out.get(name);
-      out.set(name, { bytes: (prev?.bytes ?? 0) + wchar, cpu: cpu.get(name) ?? 0 });
+      out.set(name, { bytes: (prev?.bytes ?? 0) + wchar, cpu: (prev?.cpu ?? 0) + cpuSeconds(pid) });
     } catch {
       // the process ended meanwhile, or its io is not readable
     }
