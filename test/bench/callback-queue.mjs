@@ -28,8 +28,7 @@ const name = `bench_cqueue_${Date.now().toString(36)}`;
 const result = { entries, rounds };
 try {
   const store = new DeliveryStore(client.db(name));
-  await store.ensureIndexes();
-  await store.markKeys();
+  await store.prepare();
   const now = new Date();
   const pad = 'x'.repeat(1200);
   let t0 = process.hrtime.bigint();

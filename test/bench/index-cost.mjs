@@ -2,9 +2,11 @@
 // What a secondary index costs the store per inserted document (decision 0074): delivery-log-shaped
 // documents (a communication-keyed `_id`, the `status` index) inserted in batches of 20 (a consumed
 // batch's deliveries) into a collection with and without the `{businessUnit, communicationNumber}` index,
-// alternating, for communication numbers that arrive in order (`COMM-000000001`, ...) and at random (UUID-like),
+// alternating, for communication numbers that arrive in order (`COMM-000000001`, ...) and at random (16 hex digits),
 // with FerretDB's CPU and the bytes it writes (its WAL and checkpoints: `wchar` of /proc/<pid>/io) per
-// document. Not a test: nothing here passes or fails on speed.
+// document. Every document is a communication of its own (each insert lands on its own leaf of the
+// `_id` index, as a log's deliveries do when they arrive in different batches). Not a test: nothing here
+// passes or fails on speed.
 //   node test/bench/index-cost.mjs        (with the local stack up)
 // INDEX_COST_DOCS (20000) per run, INDEX_COST_ROUNDS (3) pairs per kind of number.
 import { createRequire } from 'node:module';
@@ -52,14 +54,15 @@ function delivery(seq, numbers) {
 }
 
 const client = await new MongoClient(stackEnv().MONGODB_URI).connect();
-const db = client.db(`bench_index_cost_${Date.now().toString(36)}`);
 const results = [];
 let seq = 0;
-try {
-  for (const numbers of ['ordered', 'random'])
+for (const numbers of ['ordered', 'random']) {
+  // A database of its own per kind of number, so the second kind does not run on a larger file.
+  const db = client.db(`bench_index_cost_${numbers}_${Date.now().toString(36)}`);
+  try {
     for (let r = 0; r < ROUNDS; r++)
       for (const variant of r % 2 === 0 ? ['with', 'without'] : ['without', 'with']) {
-        const col = db.collection(`log_${numbers}_${variant}_${r}`);
+        const col = db.collection(`log_${variant}_${r}`);
         await col.createIndex({ status: 1 });
         if (variant === 'with') await col.createIndex({ businessUnit: 1, communicationNumber: 1 });
         await col.insertOne({ _id: 'first' });
@@ -89,8 +92,9 @@ try {
           `${numbers} numbers, ${variant} the index: ${r1.docsPerSec} docs/s, store ${r1.storeCpuUsPerDoc ?? '-'} µs of CPU and ${r1.storeKBPerDoc ?? '-'} KB written per document`,
         );
       }
-} finally {
-  await db.dropDatabase();
-  await client.close();
+  } finally {
+    await db.dropDatabase();
+  }
 }
+await client.close();
 console.log(JSON.stringify({ docs: DOCS, rounds: ROUNDS, batch: BATCH, results }));

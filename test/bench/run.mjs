@@ -429,9 +429,11 @@ if (process.argv[2] === 'closed-loop') {
       `  [${index + 1}/${order.length} ${label}] accepted ${r.acceptedPerSec}/s, end to end ${r.endToEndPerSec}/s; store per customer ${r.storeKBPerCustomer ?? '-'} KB written, ${r.storeCpuMsPerCustomer ?? '-'} ms of CPU; cores: ${r.cpu}`,
     );
   }
-  const mean = (label, key) => {
+  const mean = (label, key, digits = 1) => {
     const of = runs.filter((r) => r.label === label).map((r) => r[key]);
-    return of.some((v) => v === undefined) ? undefined : round(of.reduce((a, b) => a + b, 0) / of.length, 2);
+    return of.some((v) => v === undefined)
+      ? undefined
+      : round(of.reduce((a, b) => a + b, 0) / of.length, digits);
   };
   const runsOf = (label, key) =>
     runs
@@ -462,7 +464,7 @@ if (process.argv[2] === 'closed-loop') {
             },
             {
               name: `closed_loop.store_cpu_ms_per_customer.${label}`,
-              value: mean(label, 'storeCpuMsPerCustomer'),
+              value: mean(label, 'storeCpuMsPerCustomer', 2),
               unit: `ms (mean; runs ${runsOf(label, 'storeCpuMsPerCustomer')})`,
             },
           ]),

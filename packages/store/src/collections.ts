@@ -1,5 +1,5 @@
 import type { Db, Collection, Document } from 'mongodb';
-import { indexCommunicationNumbers } from './communication-keys';
+import { indexCommunicationNumbers, markCommunicationKeys } from './communication-keys';
 
 /** Base names of the read models; the projector may switch a name to a rebuilt copy (see ProjectionCatalog). */
 export const ProjectionNames = [
@@ -100,6 +100,20 @@ export class ProjectionCatalog {
     this.cache.clear();
     this.reading.clear();
   }
+}
+
+/**
+ * What the projector does to its read models at start, in this order: `communication_events` marked keyed
+ * by communication when it is empty (decision 0065), then the indexes, so an empty one is never indexed by
+ * communication number (decision 0074). Returns whether `communication_events` is keyed.
+ */
+export async function prepareProjections(
+  db: Db,
+  names: Record<CustomerProjectionName, string>,
+): Promise<boolean> {
+  const keyed = await markCommunicationKeys(db.collection(names.communication_events));
+  await ensureProjectionIndexes(db, names);
+  return keyed;
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   markCommunicationKeys,
 } from './communication-keys';
 import type { ProjectedCommunicationEvent } from './read-models';
+import { prepareProjections } from './collections';
 
 /**
  * Decision 0065: every `communication_events` document's `_id` starts with its communication's key, and
@@ -128,6 +129,35 @@ describe('communication_events read by their communication key', () => {
     expect(await indexCommunicationNumbers(legacy)).toBe(false);
     expect(await indexCommunicationNumbers(legacy)).toBe(false);
     expect(await keys('index_legacy')).toEqual([{ _id: 1 }, { businessUnit: 1, communicationNumber: 1 }]);
+  });
+
+  it('the projector prepares its read models: communication_events marked before the indexes (decision 0074)', async () => {
+    const keys = async (name: string) =>
+      (await db.collection(name).indexes())
+        .map((i) => i.key)
+        .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    const names = (p: string) => ({
+      customers: `${p}_customers`,
+      assessments: `${p}_assessments`,
+      screenings: `${p}_screenings`,
+      communication_events: `${p}_communication_events`,
+    });
+    // A first start on an empty store: keyed, never indexed by number; the other read models indexed.
+    // After the first start, not only once a later one has dropped what it built.
+    expect(await prepareProjections(db, names('first'))).toBe(true);
+    expect(await keys('first_communication_events')).toEqual([{ _id: 1 }]);
+    expect(await prepareProjections(db, names('first'))).toBe(true);
+    expect(await keys('first_communication_events')).toEqual([{ _id: 1 }]);
+    expect(await keys('first_customers')).toEqual([{ _id: 1 }, { businessUnit: 1, customerExtId: 1 }]);
+    // communication_events from before its keys: unkeyed, indexed by number.
+    await db
+      .collection('older_communication_events')
+      .insertOne({ ...event('old', 'COMM-7'), data: '{}' } as Document);
+    expect(await prepareProjections(db, names('older'))).toBe(false);
+    expect(await keys('older_communication_events')).toEqual([
+      { _id: 1 },
+      { businessUnit: 1, communicationNumber: 1 },
+    ]);
   });
 
   it('the lookup reads a keyed collection by key and a collection from before by communication number', async () => {

@@ -51,10 +51,9 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
         const privacy = CustomerPrivacy.fromConfig(config, mongo.ownDb('keys'), config.PRIVACY_REQUIRED);
         // decision 0066: a log that is empty now is keyed by communication; one written before keeps its ids,
         // and may hold what older releases' writes left, repaired here (decision 0067; pending deliveries by
-        // the `status` index, FerretDB too since its patch 0008). A keyed log has nothing to repair. Marked
-        // before the indexes: a keyed log has no communication-number index (decision 0074).
-        const keyed = await store.markKeys();
-        await store.ensureIndexes();
+        // the `status` index, FerretDB too since its patch 0008). A keyed log has nothing to repair, and no
+        // communication-number index (decision 0074).
+        const keyed = await store.prepare();
         if (!keyed) {
           logger.warn(
             'callback_deliveries holds deliveries written before its keys (decision 0066): the delivery-log API and redeliver by communication read the whole log on FerretDB (docs/operations.md)',

@@ -458,6 +458,44 @@ describe('DeliveryStore (callback queue)', () => {
     expect(await store.redeliver({ deadOnly: false, businessUnit: 'DEMO' }, at(200))).toBe(3);
   });
 
+  it('prepares the log at start: an empty one keyed and never indexed by number, one from before unkeyed and indexed (decision 0074)', async () => {
+    const keysOf = async (store: DeliveryStore) =>
+      (await store.collection.indexes())
+        .map((i) => i.key)
+        .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    const freshDb = client.db(`crs_it_queue_${randomUUID().slice(0, 8)}`);
+    const olderDb = client.db(`crs_it_queue_${randomUUID().slice(0, 8)}`);
+    try {
+      const fresh = new DeliveryStore(freshDb);
+      // After the first start, not only once a later one has dropped what it built.
+      expect(await fresh.prepare()).toBe(true);
+      expect(await keysOf(fresh)).toEqual([{ _id: 1 }, { status: 1 }]);
+      expect(await fresh.prepare()).toBe(true);
+      expect(await keysOf(fresh)).toEqual([{ _id: 1 }, { status: 1 }]);
+      expect((await fresh.queue.indexes()).map((i) => i.key)).toEqual([
+        { _id: 1 },
+        { nextAttemptAt: 1, _id: 1 },
+        { streamId: 1 },
+      ]);
+
+      const older = new DeliveryStore(olderDb);
+      const d = delivery(1);
+      await older.recordBatch(
+        [{ delivery: d, status: 'pending', attempts: 0, nextAttemptAt: d.nextAttemptAt }],
+        T0,
+      );
+      expect(await older.prepare()).toBe(false);
+      expect(await keysOf(older)).toEqual([
+        { _id: 1 },
+        { businessUnit: 1, communicationNumber: 1 },
+        { status: 1 },
+      ]);
+    } finally {
+      await freshDb.dropDatabase();
+      await olderDb.dropDatabase();
+    }
+  });
+
   it('a log written before its keys stays unkeyed, and is read and redelivered by communication number as before', async () => {
     await enqueue(delivery(1), T0);
     expect(await store.markKeys()).toBe(false);

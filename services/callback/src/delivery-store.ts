@@ -117,7 +117,7 @@ export class DeliveryStore {
   }
 
   /**
-   * The log's and the queue's indexes. Call it after `markKeys`: a keyed log has no
+   * The log's and the queue's indexes (`prepare` calls it after `markKeys`): a keyed log has no
    * `{businessUnit, communicationNumber}` index (its reads by communication go by `_id`), one written before
    * its keys keeps it (decision 0074).
    */
@@ -134,8 +134,19 @@ export class DeliveryStore {
   }
 
   /**
+   * What the callback service does to its collections at start, in this order: the log marked keyed when it
+   * is empty (`markKeys`), then the indexes (`ensureIndexes`), so an empty log is never indexed by
+   * communication number (decision 0074). Returns whether the log is keyed.
+   */
+  async prepare(): Promise<boolean> {
+    const keyed = await this.markKeys();
+    await this.ensureIndexes();
+    return keyed;
+  }
+
+  /**
    * Marks the delivery log as keyed by communication when it is empty (decision 0066), at the callback
-   * service's start. Returns whether it is keyed: the `_id`s the service then writes (`deliveryId`). A log
+   * service's start (`prepare`). Returns whether it is keyed: the `_id`s the service then writes (`deliveryId`). A log
    * written before keeps its `_id` form for good, so a message consumed again always finds its delivery.
    */
   async markKeys(): Promise<boolean> {

@@ -1,7 +1,7 @@
 import { Counter, type Logger } from '@crs/runtime';
 import type { CustomerEvent } from '@crs/contracts';
 import { AtLeastOnceConsumer } from '@crs/messaging';
-import { ProjectionCatalog, ensureProjectionIndexes, markCommunicationKeys } from '@crs/store';
+import { ProjectionCatalog, prepareProjections } from '@crs/store';
 import { ServiceHost } from '@crs/host';
 import { eraseDataKey } from '@crs/privacy';
 import { MAX_CHUNK_EVENTS, applyCustomerEvents } from './projections/apply-customer-events';
@@ -28,14 +28,13 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
         const db = mongo.db;
         const catalog = new ProjectionCatalog(db);
         const projections = await catalog.customerProjections();
-        // A collection that starts empty holds communication_events keyed by communication (decision 0065);
-        // marked before the indexes, as a keyed one has no communication-number index (decision 0074).
-        if (!(await markCommunicationKeys(db.collection(projections.communication_events))))
+        // A collection that starts empty holds communication_events keyed by communication (decision 0065),
+        // and a keyed one no communication-number index (decision 0074).
+        if (!(await prepareProjections(db, projections)))
           logger.warn(
             { collection: projections.communication_events },
             'communication_events holds documents from before decision 0065: the events pull endpoint reads it by communication number (a scan on FerretDB v1) until a replay (crs replay) rebuilds it keyed',
           );
-        await ensureProjectionIndexes(db, projections);
         const { topics, consumerOptions } = await host.connectMessaging();
         // The versions of the customer documents of the partitions this instance owns (decision 0012).
         const versions = new StreamVersions();
