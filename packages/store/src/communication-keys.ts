@@ -56,8 +56,8 @@ export const COMMUNICATION_NUMBER_INDEX = { businessUnit: 1, communicationNumber
  * The communication-number index of a collection keyed by communication, as it should be (decision 0074):
  * created where the collection is not keyed (its reads by communication number need it on MongoDB);
  * dropped, if an earlier release created it, where the collection is keyed: there every read by
- * communication goes by the `_id` prefix, and the index only cost each insert an entry (on FerretDB v1 9 %
- * of its CPU per insert with communication numbers in order, 20 % and ~10 KB more written with random ones:
+ * communication goes by the `_id` prefix, and the index only cost each insert an entry (on FerretDB v1 9-11 %
+ * of its CPU per insert with communication numbers in order, 17-20 % and ~10 KB more written with random ones:
  * `npm run bench index-cost`). Call it after `markCommunicationKeys` (`prepareProjections`,
  * `DeliveryStore.prepare`).
  * Returns whether the collection is keyed.
