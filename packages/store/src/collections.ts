@@ -1,5 +1,5 @@
 import type { Db, Collection, Document } from 'mongodb';
-import { indexCommunicationNumbers, markCommunicationKeys } from './communication-keys';
+import { indexCommunicationNumbers, markCommunicationKeys, type IndexUpkeep } from './communication-keys';
 
 /** Base names of the read models; the projector may switch a name to a rebuilt copy (see ProjectionCatalog). */
 export const ProjectionNames = [
@@ -110,9 +110,10 @@ export class ProjectionCatalog {
 export async function prepareProjections(
   db: Db,
   names: Record<CustomerProjectionName, string>,
+  upkeep: IndexUpkeep = {},
 ): Promise<boolean> {
   const keyed = await markCommunicationKeys(db.collection(names.communication_events));
-  await ensureProjectionIndexes(db, names);
+  await ensureProjectionIndexes(db, names, upkeep);
   return keyed;
 }
 
@@ -125,9 +126,10 @@ export async function prepareProjections(
 export async function ensureProjectionIndexes(
   db: Db,
   names: Record<CustomerProjectionName, string>,
+  upkeep: IndexUpkeep = {},
 ): Promise<void> {
   await db.collection(names.customers).createIndex({ businessUnit: 1, customerExtId: 1 });
   await db.collection(names.assessments).createIndex({ streamId: 1, streamVersion: 1 });
   await db.collection(names.screenings).createIndex({ streamId: 1, streamVersion: 1 });
-  await indexCommunicationNumbers(db.collection(names.communication_events));
+  await indexCommunicationNumbers(db.collection(names.communication_events), upkeep);
 }

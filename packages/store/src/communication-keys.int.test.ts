@@ -118,8 +118,12 @@ describe('communication_events read by their communication key', () => {
     expect(await markCommunicationKeys(upgraded)).toBe(true);
     await upgraded.createIndex({ businessUnit: 1, communicationNumber: 1 });
     await upgraded.createIndex({ communicationNumber: 1 });
-    expect(await indexCommunicationNumbers(upgraded)).toBe(true);
-    expect(await indexCommunicationNumbers(upgraded)).toBe(true);
+    const dropped: string[][] = [];
+    const upkeep = { onDropped: (collection: string, index: string) => dropped.push([collection, index]) };
+    expect(await indexCommunicationNumbers(upgraded, upkeep)).toBe(true);
+    expect(await indexCommunicationNumbers(upgraded, upkeep)).toBe(true);
+    // Told once, with the collection and the index (the services log it).
+    expect(dropped).toEqual([['index_upgraded', 'businessUnit_1_communicationNumber_1']]);
     expect(await keys('index_upgraded')).toEqual([{ _id: 1 }, { communicationNumber: 1 }]);
 
     // Written before its keys: read by communication number, so indexed by it (MongoDB's read).

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Collection, Document, Filter } from 'mongodb';
+import type { Logger } from '@crs/runtime';
 import { insertNew } from './insert-new';
 
 /**
@@ -62,15 +63,34 @@ export const COMMUNICATION_NUMBER_INDEX = { businessUnit: 1, communicationNumber
  * `DeliveryStore.prepare`).
  * Returns whether the collection is keyed.
  */
-export async function indexCommunicationNumbers(collection: Collection<Document>): Promise<boolean> {
+export async function indexCommunicationNumbers(
+  collection: Collection<Document>,
+  opts: IndexUpkeep = {},
+): Promise<boolean> {
   if (!(await hasKeysMarker(collection))) {
     await collection.createIndex(COMMUNICATION_NUMBER_INDEX);
     return false;
   }
   for (const index of await collection.indexes())
     if (sameKeys(index.key, COMMUNICATION_NUMBER_INDEX) && index.name)
-      await dropIndexIfThere(collection, index.name);
+      if (await dropIndexIfThere(collection, index.name))
+        opts.onDropped?.(collection.collectionName, index.name);
   return true;
+}
+
+/** What a start does to indexes, told to the service (its log: an SRE sees which index went, and where). */
+export interface IndexUpkeep {
+  /** An index this call dropped (not one another instance dropped at the same moment). */
+  onDropped?: (collection: string, index: string) => void;
+}
+
+/** The services' `onDropped`: one line in their log per index they dropped at start, for the operators. */
+export function indexDropped(logger: Pick<Logger, 'info'>): (collection: string, index: string) => void {
+  return (collection, index) =>
+    logger.info(
+      { collection, index },
+      'dropped the communication-number index of a collection keyed by communication: no read uses it (decision 0074)',
+    );
 }
 
 function sameKeys(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
@@ -81,16 +101,21 @@ function sameKeys(a: Record<string, unknown>, b: Record<string, unknown>): boole
   );
 }
 
-/** Drops an index by name; another instance dropping it at the same moment is as good. */
+/**
+ * Drops an index by name; another instance dropping it at the same moment is as good. Returns whether this
+ * call dropped it.
+ */
 export async function dropIndexIfThere<T extends Document>(
   collection: Collection<T>,
   name: string,
-): Promise<void> {
-  if (!(await collection.indexes()).some((index) => index.name === name)) return;
+): Promise<boolean> {
+  if (!(await collection.indexes()).some((index) => index.name === name)) return false;
   try {
     await collection.dropIndex(name);
+    return true;
   } catch (err) {
     if ((await collection.indexes()).some((index) => index.name === name)) throw err;
+    return false;
   }
 }
 

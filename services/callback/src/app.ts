@@ -5,7 +5,7 @@ import { createTokenVerifier } from '@crs/auth';
 import { createValidators, type CustomerEvent } from '@crs/contracts';
 import { ServiceHost } from '@crs/host';
 import { AtLeastOnceConsumer, streamKey } from '@crs/messaging';
-import { adoptOwnedCollections } from '@crs/store';
+import { adoptOwnedCollections, indexDropped } from '@crs/store';
 import { DeliveryStore } from './delivery-store';
 import { BatchDelivery } from './batch-delivery';
 import { createCallbackMetrics } from './callback-metrics';
@@ -53,7 +53,7 @@ export function buildCallbackService(config: CallbackConfig, logger: Logger): Ca
         // and may hold what older releases' writes left, repaired here (decision 0067; pending deliveries by
         // the `status` index, FerretDB too since its patch 0008). A keyed log has nothing to repair, and no
         // communication-number index (decision 0074).
-        const keyed = await store.prepare();
+        const keyed = await store.prepare({ onDropped: indexDropped(logger) });
         if (!keyed) {
           logger.warn(
             'callback_deliveries holds deliveries written before its keys (decision 0066): the delivery-log API and redeliver by communication read the whole log on FerretDB (docs/operations.md)',

@@ -10,6 +10,7 @@ import {
   insertNew,
   isDuplicateKey,
   markCommunicationKeys,
+  type IndexUpkeep,
   type StoreDialect,
 } from '@crs/store';
 
@@ -121,9 +122,9 @@ export class DeliveryStore {
    * `{businessUnit, communicationNumber}` index (its reads by communication go by `_id`), one written before
    * its keys keeps it (decision 0074).
    */
-  async ensureIndexes(): Promise<void> {
+  async ensureIndexes(upkeep: IndexUpkeep = {}): Promise<void> {
     await this.collection.createIndex({ status: 1 });
-    await indexCommunicationNumbers(this.collection as unknown as Collection<Document>);
+    await indexCommunicationNumbers(this.collection as unknown as Collection<Document>, upkeep);
     // The due read's order (due time, then `_id`) from the index itself: MongoDB serves a sort only from
     // an index holding its keys in that order, so `{nextAttemptAt: 1}` alone meant an in-memory sort of
     // everything due to return the first few (a large backlog after an outage). Same one index on
@@ -138,9 +139,9 @@ export class DeliveryStore {
    * is empty (`markKeys`), then the indexes (`ensureIndexes`), so an empty log is never indexed by
    * communication number (decision 0074). Returns whether the log is keyed.
    */
-  async prepare(): Promise<boolean> {
+  async prepare(upkeep: IndexUpkeep = {}): Promise<boolean> {
     const keyed = await this.markKeys();
-    await this.ensureIndexes();
+    await this.ensureIndexes(upkeep);
     return keyed;
   }
 

@@ -1,7 +1,7 @@
 import { Counter, type Logger } from '@crs/runtime';
 import type { CustomerEvent } from '@crs/contracts';
 import { AtLeastOnceConsumer } from '@crs/messaging';
-import { ProjectionCatalog, prepareProjections } from '@crs/store';
+import { ProjectionCatalog, indexDropped, prepareProjections } from '@crs/store';
 import { ServiceHost } from '@crs/host';
 import { eraseDataKey } from '@crs/privacy';
 import { MAX_CHUNK_EVENTS, applyCustomerEvents } from './projections/apply-customer-events';
@@ -30,7 +30,7 @@ export function buildProjectorService(config: ProjectorConfig, logger: Logger): 
         const projections = await catalog.customerProjections();
         // A collection that starts empty holds communication_events keyed by communication (decision 0065),
         // and a keyed one no communication-number index (decision 0074).
-        if (!(await prepareProjections(db, projections)))
+        if (!(await prepareProjections(db, projections, { onDropped: indexDropped(logger) })))
           logger.warn(
             { collection: projections.communication_events },
             'communication_events holds documents from before decision 0065: the events pull endpoint reads it by communication number (a scan on FerretDB v1) until a replay (crs replay) rebuilds it keyed',

@@ -11,7 +11,8 @@ Puts dead-lettered callbacks back in the delivery queue; the running callback se
   --communication-number N   only this communication's
   --event-id ID              only these events (repeat the option for several)
   --all-statuses             also the chosen callbacks that are not dead (sent again with their
-                             original ce-id, so receivers deduplicate)
+                             original ce-id, so receivers deduplicate); give a communication
+                             number where you can: without one it reads the whole log
   -h, --help                 this text
 
 Settings come from the environment (MONGODB_*). Exit 0 when done, 1 on an error, 2 on wrong usage.
