@@ -119,6 +119,19 @@ export function messagingSettingsFromEnv(env: NodeJS.ProcessEnv = process.env) {
   };
 }
 
+/**
+ * Messaging settings of an integration test on the local stack: the stack's broker and registry, the test's
+ * own topic prefix (so its topics are its own and `deleteTopicsWithPrefix` removes them), one replica.
+ */
+export function scratchMessagingSettings(prefix: string, partitions = 1) {
+  return {
+    ...messagingSettingsFromEnv(),
+    TOPIC_PARTITIONS: partitions,
+    TOPIC_REPLICATION_FACTOR: 1,
+    TOPIC_PREFIX: prefix,
+  };
+}
+
 /** Parses KEY=VALUE lines (comments, blank lines and a leading `export` are allowed). */
 export function parseEnvFile(text: string): Record<string, string> {
   const vars: Record<string, string> = {};

@@ -5,6 +5,7 @@ import {
   type CustomerData,
 } from '@crs/contracts';
 import { decidedMessages } from './decided-history.fixtures';
+import { customerRecord } from './customer-record.fixtures';
 
 /**
  * The customer decider's Kafka headers (decision 0073): a created or updated record's listPurpose goes
@@ -25,19 +26,7 @@ function importOf(customerExtId: string, overrides: Partial<CustomerData> = {}):
     customerExtId,
     data: {
       channel: 'SINGLE',
-      customer: {
-        communicationNumber: `HDR-${seq}`,
-        businessUnit: 'DEMO',
-        customerExtId,
-        entityType: 'INDIVIDUAL',
-        action: 'CREATE',
-        sourceOfRiskLevel: 'IMPORT',
-        riskLevel: 'LOW',
-        customerStatus: 'ACTIVE',
-        firstName: 'Ann',
-        lastName: 'Example',
-        ...overrides,
-      },
+      customer: customerRecord({ communicationNumber: `HDR-${seq}`, customerExtId, ...overrides }),
     },
   } as CustomerCommand;
 }

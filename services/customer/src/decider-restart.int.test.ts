@@ -129,12 +129,7 @@ describe('customer decider restart over state snapshots', () => {
 
   beforeAll(async () => {
     messaging = await setUpMessaging(
-      {
-        ...(await import('@crs/testing')).messagingSettingsFromEnv(),
-        TOPIC_PARTITIONS: 2,
-        TOPIC_REPLICATION_FACTOR: 1,
-        TOPIC_PREFIX: prefix,
-      },
+      (await import('@crs/testing')).scratchMessagingSettings(prefix, 2),
       'decider-restart-it',
       logger,
     );

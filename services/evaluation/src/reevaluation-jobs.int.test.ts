@@ -4,7 +4,7 @@ import type { CustomerCommand, RiskMatrixActivated } from '@crs/contracts';
 import { DurablePublisher, setUpMessaging, type Messaging } from '@crs/messaging';
 import { Counter, createLogger, createMetricsRegistry } from '@crs/runtime';
 import { ProjectionCatalog } from '@crs/store';
-import { messagingSettingsFromEnv } from '@crs/testing';
+import { scratchMessagingSettings } from '@crs/testing';
 import { REEVALUATION_JOBS, ReevaluationJobs, type ReevaluationJobsOptions } from './reevaluation-jobs';
 
 /**
@@ -119,12 +119,7 @@ describe('ReevaluationJobs (real Kafka, registry and store)', () => {
     db = client.db(`crs_it_reevaluation_${randomUUID().slice(0, 8)}`);
     await db.collection('customers').insertMany(docs as never[]);
     messaging = await setUpMessaging(
-      {
-        ...messagingSettingsFromEnv(),
-        TOPIC_PARTITIONS: 1,
-        TOPIC_REPLICATION_FACTOR: 1,
-        TOPIC_PREFIX: `crs-it-reev-${run}.`,
-      },
+      scratchMessagingSettings(`crs-it-reev-${run}.`),
       'reevaluation-it',
       logger,
     );

@@ -10,7 +10,7 @@ import {
   type OutgoingMessage,
 } from '@crs/messaging';
 import { OwnedCollections } from '@crs/store';
-import { TcpProxy, messagingSettingsFromEnv } from '@crs/testing';
+import { TcpProxy, scratchMessagingSettings } from '@crs/testing';
 import { CommandGateway, type CommandGatewayOptions, type PendingCommand } from './command-gateway';
 import { PublishedReservations, type PublishedGroupDoc } from './reservations/publication-record';
 
@@ -164,16 +164,7 @@ describe('CommandGateway: reservations of failed requests', () => {
     });
     directDb = direct.db(dbName);
     proxiedDb = proxied.db(dbName);
-    messaging = await setUpMessaging(
-      {
-        ...messagingSettingsFromEnv(),
-        TOPIC_PARTITIONS: 1,
-        TOPIC_REPLICATION_FACTOR: 1,
-        TOPIC_PREFIX: `crs-it-gw-${run}.`,
-      },
-      'gateway-it',
-      logger,
-    );
+    messaging = await setUpMessaging(scratchMessagingSettings(`crs-it-gw-${run}.`), 'gateway-it', logger);
   });
   afterEach(() => proxy.restore());
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { MongoClient, type Db } from 'mongodb';
 import { createLogger } from '@crs/runtime';
 import { setUpMessaging, type Messaging } from '@crs/messaging';
 import { ProjectionCatalog } from '@crs/store';
-import { deleteTopicsWithPrefix, messagingSettingsFromEnv } from '@crs/testing';
+import { deleteTopicsWithPrefix, scratchMessagingSettings } from '@crs/testing';
 import { replayProjections } from './replay';
 
 /**
@@ -19,16 +19,7 @@ describe('replay', () => {
   let db: Db;
 
   beforeAll(async () => {
-    messaging = await setUpMessaging(
-      {
-        ...messagingSettingsFromEnv(),
-        TOPIC_PARTITIONS: 1,
-        TOPIC_REPLICATION_FACTOR: 1,
-        TOPIC_PREFIX: prefix,
-      },
-      'replay-it',
-      logger,
-    );
+    messaging = await setUpMessaging(scratchMessagingSettings(prefix), 'replay-it', logger);
     client = await new MongoClient(process.env.MONGODB_URI!).connect();
     db = client.db(`crs_test_replay_${process.pid}_${Date.now().toString(36)}`);
   });

@@ -1,5 +1,5 @@
 import { createLogger } from '@crs/runtime';
-import { deleteTopicsWithPrefix, messagingSettingsFromEnv } from '@crs/testing';
+import { deleteTopicsWithPrefix, messagingSettingsFromEnv, scratchMessagingSettings } from '@crs/testing';
 import { setUpMessaging, type Messaging } from '../messaging-setup';
 import { DurablePublisher } from '../publisher';
 import {
@@ -22,16 +22,7 @@ describe('customer events subscriber example', () => {
   let subscriber: CustomerEventsSubscriber | undefined;
 
   beforeAll(async () => {
-    messaging = await setUpMessaging(
-      {
-        ...messagingSettingsFromEnv(),
-        TOPIC_PARTITIONS: 2,
-        TOPIC_REPLICATION_FACTOR: 1,
-        TOPIC_PREFIX: prefix,
-      },
-      'subscriber-example-test',
-      logger,
-    );
+    messaging = await setUpMessaging(scratchMessagingSettings(prefix, 2), 'subscriber-example-test', logger);
     publisher = new DurablePublisher(messaging.kafka, messaging.serde);
     await publisher.connect();
   });

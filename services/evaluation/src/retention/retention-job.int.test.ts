@@ -5,7 +5,7 @@ import { DurablePublisher, setUpMessaging, type Messaging } from '@crs/messaging
 import { parseRetentionPolicy } from '@crs/privacy';
 import { createLogger, createMetricsRegistry, type Registry } from '@crs/runtime';
 import { ProjectionCatalog } from '@crs/store';
-import { messagingSettingsFromEnv } from '@crs/testing';
+import { scratchMessagingSettings } from '@crs/testing';
 import {
   RETENTION_RUNS,
   RetentionJob,
@@ -129,16 +129,7 @@ describe('RetentionJob (real Kafka, registry and store)', () => {
     client = await new MongoClient(process.env.MONGODB_URI!).connect();
     db = client.db(`crs_it_retention_${randomUUID().slice(0, 8)}`);
     await db.collection('customers').insertMany(docs as never[]);
-    messaging = await setUpMessaging(
-      {
-        ...messagingSettingsFromEnv(),
-        TOPIC_PARTITIONS: 1,
-        TOPIC_REPLICATION_FACTOR: 1,
-        TOPIC_PREFIX: `crs-it-ret-${run}.`,
-      },
-      'retention-it',
-      logger,
-    );
+    messaging = await setUpMessaging(scratchMessagingSettings(`crs-it-ret-${run}.`), 'retention-it', logger);
     publisher = new DurablePublisher(messaging.kafka, messaging.serde, 10_000);
     await publisher.connect();
   });

@@ -4,7 +4,7 @@ import { StreamReader, setUpMessaging, type DecodedMessage, type Messaging } fro
 import { CustomerPrivacy, DataKeyStore, KeyEncryptionKeys } from '@crs/privacy';
 import { createLogger } from '@crs/runtime';
 import { connectMongo, type MongoConnection } from '@crs/store';
-import { deleteTopicsWithPrefix, eventually, messagingSettingsFromEnv } from '@crs/testing';
+import { deleteTopicsWithPrefix, eventually, scratchMessagingSettings } from '@crs/testing';
 import { CustomerDirectory } from '../domain/customer-directory';
 import { customerEvent } from '../customer-event.fixtures';
 import { customerEventProjector, directoryReading } from './customer-event-projector';
@@ -83,16 +83,7 @@ describe('the screening directory reader skips records without a list purpose', 
   let reader: StreamReader<CustomerEvent> | undefined;
 
   beforeAll(async () => {
-    messaging = await setUpMessaging(
-      {
-        ...messagingSettingsFromEnv(),
-        TOPIC_PARTITIONS: 1,
-        TOPIC_REPLICATION_FACTOR: 1,
-        TOPIC_PREFIX: prefix,
-      },
-      'directory-skip-it',
-      logger,
-    );
+    messaging = await setUpMessaging(scratchMessagingSettings(prefix), 'directory-skip-it', logger);
     mongo = await connectMongo({
       MONGODB_URI: process.env.MONGODB_URI!,
       MONGODB_DB: `crs_it_screening_skip_${randomUUID().slice(0, 8)}`,
