@@ -61,9 +61,16 @@ const benchVars = () =>
     .filter(([k]) => k.startsWith('BENCH_'))
     .map(([k, v]) => `${k}=${v} `)
     .join('');
+// The tree's commit, and whether its tracked files differ from it (a run before the commit says so).
 const rev = (dir) => {
   try {
-    return execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const head = execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], {
+      encoding: 'utf8',
+    }).trim();
+    const changed = execFileSync('git', ['-C', dir, 'status', '--porcelain', '--untracked-files=no'], {
+      encoding: 'utf8',
+    }).trim();
+    return changed ? `${head} with uncommitted changes` : head;
   } catch {
     return '?';
   }

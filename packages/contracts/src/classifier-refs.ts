@@ -99,17 +99,24 @@ function collect(
       out.push({ path: formatPath(at), classifier: template.classifier, code: node });
     return;
   }
+  // `at` is one stack per walk, pushed and popped (every customer of a batch walks every template).
   const segment = template.segments[depth] as Segment;
   if (segment === ANY_INDEX) {
-    if (Array.isArray(node))
-      node.forEach((item, index) => collect(item, template, depth + 1, [...at, index], out));
+    if (!Array.isArray(node)) return;
+    for (let index = 0; index < node.length; index++) {
+      at.push(index);
+      collect(node[index], template, depth + 1, at, out);
+      at.pop();
+    }
   } else if (
     node !== null &&
     typeof node === 'object' &&
     !Array.isArray(node) &&
     Object.hasOwn(node, segment)
   ) {
-    collect((node as Record<string, unknown>)[segment], template, depth + 1, [...at, segment], out);
+    at.push(segment);
+    collect((node as Record<string, unknown>)[segment], template, depth + 1, at, out);
+    at.pop();
   }
 }
 

@@ -101,8 +101,11 @@ export class DataKeyStore implements DataKeySource {
    */
   async keysFor(streamIds: readonly string[]): Promise<Map<string, DataKey>> {
     const out = new Map<string, DataKey>();
-    const fresh = new Map<string, { doc: DataKeyDocument; key: DataKey }>();
-    for (const streamId of new Set(streamIds)) {
+    const docs: DataKeyDocument[] = [];
+    const created: DataKey[] = [];
+    const createdAt = this.clock();
+    for (const streamId of streamIds) {
+      if (out.has(streamId)) continue;
       const cached = this.cache.get(streamId);
       if (cached) {
         out.set(streamId, cached);
@@ -110,27 +113,25 @@ export class DataKeyStore implements DataKeySource {
       }
       const key = randomBytesCopy(32);
       const keyId = b64u(randomSlice(9));
-      fresh.set(streamId, {
-        doc: { _id: streamId, keyId, ...this.keks.wrap(streamId, keyId, key), createdAt: this.clock() },
-        key: { keyId, key },
-      });
+      const wrapped = this.keks.wrap(streamId, keyId, key);
+      docs.push({ _id: streamId, keyId, kek: wrapped.kek, wrapped: wrapped.wrapped, createdAt });
+      created.push({ keyId, key });
+      // Held until the insert says whether it is stored: a later duplicate in the list is skipped.
+      out.set(streamId, created[created.length - 1]!);
     }
-    if (fresh.size === 0) return out;
-    const docs = [...fresh.values()].map((f) => f.doc);
+    if (docs.length === 0) return out;
     // E11000: the customer has a key already. Any other failure, or one that does not say what became of
     // every document (a connection lost mid-command), is thrown: no key is used unless it is stored.
     const taken = new Set<number>(await insertNew(this.keys, docs));
-    await Promise.all(
-      docs.map(async (doc, index) => {
-        if (taken.has(index)) {
-          out.set(doc._id, await this.keyFor(doc._id));
-          return;
-        }
-        const created = fresh.get(doc._id)!.key;
-        this.cache.set(doc._id, created);
-        out.set(doc._id, created);
-      }),
-    );
+    const existing: Promise<void>[] = [];
+    docs.forEach((doc, index) => {
+      if (taken.has(index)) {
+        existing.push(this.keyFor(doc._id).then((key) => void out.set(doc._id, key)));
+        return;
+      }
+      this.cache.set(doc._id, created[index]!);
+    });
+    await Promise.all(existing);
     return out;
   }
 

@@ -47,28 +47,30 @@ function parsePath(path: string): Segment[] {
  * so a record is walked once whatever the number of paths. Kept per paths array (they are constants).
  */
 interface PathNode {
+  /** The key of the value in its holder (`listAddress` for `listAddress[]`). */
+  name: string;
   /** The full path pattern when a value at this node is encrypted (it is bound into the ciphertext). */
   leaf?: string;
   /** Whether the value here is an array whose every element the children (or the leaf) apply to. */
   each: boolean;
-  children: Map<string, PathNode>;
+  /** An array, not a map: every record of a batch walks them (decision 0054's rewrite is per customer). */
+  children: PathNode[];
 }
 
-const pathTrees = new WeakMap<readonly string[], Map<string, PathNode>>();
+const pathTrees = new WeakMap<readonly string[], PathNode[]>();
 
-function pathTree(paths: readonly string[]): Map<string, PathNode> {
+function pathTree(paths: readonly string[]): PathNode[] {
   let root = pathTrees.get(paths);
   if (root) return root;
-  root = new Map();
+  root = [];
   for (const path of paths) {
     let level = root;
     const segments = parsePath(path);
     segments.forEach((segment, i) => {
-      const id = `${segment.key}${segment.each ? '[]' : ''}`;
-      let node = level.get(id);
+      let node = level.find((n) => n.name === segment.key && n.each === segment.each);
       if (!node) {
-        node = { each: segment.each, children: new Map() };
-        level.set(id, node);
+        node = { name: segment.key, each: segment.each, children: [] };
+        level.push(node);
       }
       if (i === segments.length - 1) node.leaf = path;
       level = node.children;
@@ -88,12 +90,12 @@ function replaceLeaves<T>(
   paths: readonly string[],
   leaf: (value: unknown, path: string) => unknown,
 ): T {
-  const rewrite = (node: unknown, level: Map<string, PathNode>): unknown => {
+  const rewrite = (node: unknown, level: readonly PathNode[]): unknown => {
     if (node === null || typeof node !== 'object' || Array.isArray(node)) return node;
     const holder = node as Record<string, unknown>;
     let copy: Record<string, unknown> | undefined;
-    for (const [id, child] of level) {
-      const name = child.each ? id.slice(0, -2) : id;
+    for (const child of level) {
+      const name = child.name;
       if (!(name in holder)) continue;
       const value = holder[name];
       let next: unknown;
@@ -101,12 +103,12 @@ function replaceLeaves<T>(
         if (!Array.isArray(value)) continue;
         next = value.map((item: unknown) => {
           let out = item;
-          if (child.children.size > 0) out = rewrite(out, child.children);
+          if (child.children.length > 0) out = rewrite(out, child.children);
           return child.leaf === undefined ? out : leaf(out, child.leaf);
         });
       } else {
         next = value;
-        if (child.children.size > 0) next = rewrite(next, child.children);
+        if (child.children.length > 0) next = rewrite(next, child.children);
         if (child.leaf !== undefined) next = leaf(next, child.leaf);
       }
       if (next === value) continue;
@@ -156,7 +158,10 @@ export function sealFieldsWith<T>(key: DataKey, streamId: string, record: T, pat
     return sealedPlaceholder(values.length - 1);
   });
   if (Object.keys(sealed).length === 0) return out;
-  return { ...out, [SEALED_FIELD]: encryptValue(key, streamId, SEALED_FIELD, sealed) } as T;
+  // A value was replaced, so `out` is replaceLeaves' copy (every holder on the way to a replaced value is
+  // copied, the root included), not the caller's record: the sealed field is added to it in place.
+  (out as Record<string, unknown>)[SEALED_FIELD] = encryptValue(key, streamId, SEALED_FIELD, sealed);
+  return out;
 }
 
 /** What the sealed values of a record decrypted to: the values by path pattern, or why there are none. */

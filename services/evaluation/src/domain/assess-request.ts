@@ -7,6 +7,7 @@ import {
   type RiskSubject,
   type ScreeningResults,
 } from '@crs/risk-engine';
+import { toJsonValue } from './json-value';
 import { matrixFor, type MatrixSet } from './matrix-set';
 
 export type EvaluationRequest = CustomerEventData['RiskEvaluationRequested'];
@@ -24,10 +25,8 @@ export interface EvaluationPolicy {
   noMatrixLevel?: RiskLevel;
 }
 
-/** JSON round trip: the explanation travels through a JSON Schema registry and MongoDB; no undefined, NaN or class instances. */
-function jsonSafe<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
-}
+/** JSON values only: the explanation travels through a JSON Schema registry and MongoDB; no undefined, NaN or class instances. */
+const jsonSafe = toJsonValue;
 
 function factorView(f: FactorAssessment) {
   return {

@@ -196,22 +196,28 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
     for (const bu of named) if (!(await deps.classifiers.knows(bu))) unknownUnits.add(bu);
     if (named.size > 0 && unknownUnits.size === named.size)
       throw new ResourceNotFoundError('Unknown business unit');
-    const results: (BatchResultItem & { _started: bigint })[] = [];
+    // One result per item, in the items' order, and when each item's handling started. The result is a
+    // literal (no spread): built per customer, a spread object was ~5 % of the ingress's CPU in batch imports.
+    const results: BatchResultItem[] = [];
+    const startedAt: bigint[] = [];
     const pending: { index: number; command: PendingCommand }[] = [];
     const seen = new Set<string>();
     const toCheck: { index: number; record: CustomerData }[] = [];
     for (const item of items) {
       const itemStarted = process.hrtime.bigint();
       const id = identity(item);
-      const push = (errorCode: string | null, errorDescription: string | null) =>
+      const push = (errorCode: string | null, errorDescription: string | null) => {
         results.push({
-          ...id,
+          businessUnit: id.businessUnit,
+          communicationNumber: id.communicationNumber,
+          customerExtId: id.customerExtId,
           errorCode,
           errorDescription,
           resultType: errorCode ? 'REQUEST_REJECTED' : 'REQUEST_ACCEPTED',
           timeElapsedMs: 0,
-          _started: itemStarted,
         });
+        startedAt.push(itemStarted);
+      };
       // docs/error-codes.md: a business unit the token may not act for rejects that item only.
       if (id.businessUnit !== null && !mayActFor(req, id.businessUnit)) {
         push(
@@ -283,10 +289,10 @@ export function customerRoutes(deps: CustomerRouteDeps): Router {
     return {
       errorCode: null,
       errorDescription: null,
-      results: results.map(({ _started, ...r }) => ({
-        ...r,
-        timeElapsedMs: r.timeElapsedMs || elapsedMs(_started),
-      })),
+      results: results.map((r, i) => {
+        r.timeElapsedMs ||= elapsedMs(startedAt[i]!);
+        return r;
+      }),
       timeElapsedMs: elapsedMs(started),
     };
   }

@@ -16,21 +16,38 @@ export function setPath(doc: Record<string, unknown>, path: string, value: unkno
 }
 
 /**
+ * The values of an accumulated `$set` that `mergeSet` made itself (copies), per accumulated `$set`: only
+ * those may be written into. The others are the effects' own objects, shared until a later path has to be
+ * written into one of them (copy on write: a deep copy of every value, the whole record included, was
+ * most of mergeSet's time; decision 0075).
+ */
+const ownedValues = new WeakMap<Record<string, unknown>, WeakSet<object>>();
+
+/**
  * Adds one effect's `$set` to a `$set` accumulated from earlier effects, so that applying the result
  * once equals applying both in order. Paths one `$set` cannot hold together (`a` and `a.b`) are folded:
- * a later `a` replaces an earlier `a.b`; a later `a.b` is written into an earlier `a`.
+ * a later `a` replaces an earlier `a.b`; a later `a.b` is written into a copy of an earlier `a`. Neither
+ * the effects nor their values are changed.
  */
 export function mergeSet(into: Record<string, unknown>, set: Record<string, unknown>): void {
-  for (const [path, raw] of Object.entries(set)) {
-    const value = structuredClone(raw);
+  let owned = ownedValues.get(into);
+  if (!owned) ownedValues.set(into, (owned = new WeakSet()));
+  for (const [path, value] of Object.entries(set)) {
     if (path in into) {
       into[path] = value;
       continue;
     }
     const parent = Object.keys(into).find((p) => path.startsWith(`${p}.`));
     if (parent !== undefined) {
-      if (typeof into[parent] !== 'object' || into[parent] === null) into[parent] = {};
-      setPath(into[parent] as Record<string, unknown>, path.slice(parent.length + 1), value);
+      const earlier = into[parent];
+      let target: object;
+      if (typeof earlier !== 'object' || earlier === null) target = {};
+      else target = owned.has(earlier) ? earlier : (structuredClone(earlier) as object);
+      into[parent] = target;
+      owned.add(target);
+      // Inside a copy everything is the copy's own, so that a later, deeper path may write into it.
+      const own = typeof value === 'object' && value !== null ? structuredClone(value) : value;
+      setPath(target as Record<string, unknown>, path.slice(parent.length + 1), own);
       continue;
     }
     for (const child of Object.keys(into)) if (child.startsWith(`${path}.`)) delete into[child];

@@ -23,6 +23,7 @@ describe('mergeSet', () => {
     [{ 'screening.SANCTIONS': { m: true } }, { screening: { PEP: 1 } }],
     [{ screening: { PEP: 1 } }, { 'screening.SANCTIONS': { m: true } }, { 'screening.PEP': 2 }],
     [{ 'a.b.c': 1 }, { 'a.b': { d: 2 } }, { 'a.b.e': 3 }, { a: 5 }, { 'a.x': 6 }],
+    [{ a: { k: 1 } }, { 'a.b': { d: 2 } }, { 'a.b.c': 3 }, { 'a.b.d': 4 }],
   ];
   it.each(cases.map((c) => [JSON.stringify(c), c]))(
     'one merged $set equals the $sets in turn: %s',
@@ -41,11 +42,30 @@ describe('mergeSet', () => {
     },
   );
 
-  it('never shares objects with the effects it merges', () => {
+  it('never changes the effects it merges, however deep a later path writes', () => {
     const value = { m: true };
     const merged: Record<string, unknown> = {};
     mergeSet(merged, { screening: value });
     mergeSet(merged, { 'screening.PEP': 1 });
     expect(value).toEqual({ m: true });
+    expect(merged).toEqual({ screening: { m: true, PEP: 1 } });
+    // A value placed inside a copy, then written into by a deeper path.
+    const outer = { keep: 1 };
+    const inner = { d: 2 };
+    const deep: Record<string, unknown> = {};
+    mergeSet(deep, { a: outer });
+    mergeSet(deep, { 'a.b': inner });
+    mergeSet(deep, { 'a.b.c': 3 });
+    expect(outer).toEqual({ keep: 1 });
+    expect(inner).toEqual({ d: 2 });
+    expect(deep).toEqual({ a: { keep: 1, b: { d: 2, c: 3 } } });
+  });
+
+  it('shares the values no later path writes into (no copy of a whole record per event)', () => {
+    const record = { firstName: 'crs:sealed:0', listAddress: [{ country: 'PL' }] };
+    const merged: Record<string, unknown> = {};
+    mergeSet(merged, { customer: record, version: 1 });
+    mergeSet(merged, { 'screening.SANCTIONS': { matched: false }, version: 2 });
+    expect(merged.customer).toBe(record);
   });
 });
