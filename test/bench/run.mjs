@@ -14,7 +14,8 @@
 // tree's alternating (test/bench/closed-loop.mjs), for changes smaller than one pipeline run's spread.
 // `npm run bench decider-restart` (RESTART_EVENTS, default here 1,000,000: the issue's restart target),
 // `npm run bench screening-restart` (the screening directory's fold at start, decisions 0068 and 0073),
-// `npm run bench index-cost` (what the communication-number index costs an insert, decision 0074) and
+// `npm run bench index-cost` (what the communication-number index costs an insert, decision 0074),
+// `npm run bench replay` (the replay alone on a batch-imported log; with BENCH_BASELINE, trees alternating) and
 // `npm run bench callback-drain` (a callback backlog after a receiver outage, decisions 0071 and 0072): the
 // standalone scripts of the same names, their figures written into their sections of both files.
 import os from 'node:os';
@@ -588,6 +589,47 @@ if (process.argv[2] === 'screening-restart') {
   const note = `Measured ${new Date().toISOString()} with \`npm run bench screening-restart\` on ${machineText}, at ${rev(ROOT)} (test/bench/screening-restart.mjs: customers imported through the pipeline with SANCTIONS and PEP screening, then the screening directory folded from the whole customer log with the service's own pieces and a cold key cache, the variants alternating: \`directory\` reads the types the directory folds (decision 0068), \`skip\` also skips records of customers without a list purpose by their header (decision 0073), \`all\` decodes every event). 1-minute load average ${before} → ${loadNow()}.`;
   mergeIntoReports(figures, [{ section: 'screening directory at start (issue 15)', note, figures }]);
   console.log('updated the screening-restart figures in reports/bench.json and docs/benchmarks.md');
+  process.exit(0);
+}
+
+if (process.argv[2] === 'replay') {
+  // `npm run bench replay`: the replay alone on a log the pipeline's decider wrote (test/bench/replay.mjs);
+  // with BENCH_BASELINE, that tree's replay alternating with this one's on the same log.
+  const baseline = baselineTree(process.env.BENCH_BASELINE);
+  const before = loadNow();
+  const r = await runBenchScript('replay', baseline ? { REPLAY_BASELINE: baseline } : {});
+  const labels = [...new Set(r.runs.map((x) => x.label))];
+  const measured = labels.flatMap((label) => {
+    const runs = r.runs.filter((x) => x.label === label);
+    const mean = (f) => runs.reduce((a, x) => a + f(x), 0) / runs.length;
+    return [
+      {
+        name: `replay_alone.events_per_sec.${label}`,
+        value: round(
+          mean((x) => x.eventsPerSec),
+          0,
+        ),
+        unit: `events/s (mean; runs ${runs.map((x) => x.eventsPerSec).join(', ')}; ${runs[0].events} events)`,
+      },
+      {
+        name: `replay_alone.log_phase_seconds.${label}`,
+        value: round(
+          mean((x) => x.phases.log),
+          2,
+        ),
+        unit: `s (mean; runs ${runs.map((x) => x.phases.log).join(', ')}: reading and folding the log)`,
+      },
+    ];
+  });
+  const change = baseline ? sideBySide(measured, 'before', 'after') : undefined;
+  if (change) for (const line of change.lines) console.log(line);
+  else print(measured);
+  const note = `Measured ${new Date().toISOString()} with \`${baseline ? `BENCH_BASELINE=${process.env.BENCH_BASELINE} ` : ''}npm run bench replay\` on ${machineText}, at ${rev(ROOT)}${baseline ? `; before = ${rev(baseline)}` : ''} (test/bench/replay.mjs: ${r.customers} customers batch-imported through the ingress and decided by the customer decider, then the projector's replay CLI over that log, ${r.runs.length} runs${baseline ? ', the trees alternating' : ''}); ${benchPartitions()} partitions per topic. 1-minute load average ${before} → ${loadNow()}.`;
+  const figures = change ? [...measured, ...change.ratios] : measured;
+  mergeIntoReports(figures, [
+    { section: 'replay alone (issue 15)', note, figures, ...(change ? { rows: change.rows } : {}) },
+  ]);
+  console.log('updated the replay figures in reports/bench.json and docs/benchmarks.md');
   process.exit(0);
 }
 

@@ -16,6 +16,35 @@ export function setPath(doc: Record<string, unknown>, path: string, value: unkno
 }
 
 /**
+ * `setPath` that writes only into objects `owned` holds (made or copied here): an object on the way that
+ * is not (an effect's value, which the event and its history documents share) is copied first, one level
+ * at a time, and is owned from then on (copy on write, decision 0075: the replay's fold had copied every
+ * event's whole `$set`, the record's JSON text included, to be safe from this). The document itself
+ * must be in `owned`.
+ */
+export function setPathOwned(
+  doc: Record<string, unknown>,
+  path: string,
+  value: unknown,
+  owned: WeakSet<object>,
+): void {
+  const parts = path.split('.');
+  let at = doc;
+  for (let i = 0; i < parts.length - 1; i++) {
+    const p = parts[i]!;
+    const earlier = at[p];
+    let next: object;
+    if (typeof earlier !== 'object' || earlier === null) next = {};
+    else if (owned.has(earlier)) next = earlier;
+    else next = Array.isArray(earlier) ? [...(earlier as unknown[])] : { ...earlier };
+    owned.add(next);
+    at[p] = next;
+    at = next as Record<string, unknown>;
+  }
+  at[parts[parts.length - 1]!] = value;
+}
+
+/**
  * The values of an accumulated `$set` that `mergeSet` made itself (copies), per accumulated `$set`: only
  * those may be written into. The others are the effects' own objects, shared until a later path has to be
  * written into one of them (copy on write: a deep copy of every value, the whole record included, was

@@ -1,4 +1,4 @@
-import { mergeSet } from './customer-fold';
+import { mergeSet, setPath, setPathOwned } from './customer-fold';
 
 /** `$set` semantics of applying each `$set` in turn to a document (the reference for mergeSet). */
 function applySet(doc: Record<string, unknown>, set: Record<string, unknown>): void {
@@ -67,5 +67,40 @@ describe('mergeSet', () => {
     mergeSet(merged, { customer: record, version: 1 });
     mergeSet(merged, { 'screening.SANCTIONS': { matched: false }, version: 2 });
     expect(merged.customer).toBe(record);
+  });
+});
+
+describe('setPathOwned (the replay fold, decision 0075)', () => {
+  it('writes like setPath, and never into an object it does not own', () => {
+    const owned = new WeakSet<object>();
+    const doc: Record<string, unknown> = { _id: 'x' };
+    owned.add(doc);
+    const screening = { SANCTIONS: { matched: false } };
+    const record = { firstName: 'crs:sealed:0' };
+    setPathOwned(doc, 'screening', screening, owned);
+    setPathOwned(doc, 'customer', record, owned);
+    setPathOwned(doc, 'screening.PEP', { matched: true }, owned);
+    setPathOwned(doc, 'screening.SANCTIONS.matched', true, owned);
+    setPathOwned(doc, 'a.b.c', 1, owned);
+    expect(doc).toEqual({
+      _id: 'x',
+      screening: { SANCTIONS: { matched: true }, PEP: { matched: true } },
+      customer: { firstName: 'crs:sealed:0' },
+      a: { b: { c: 1 } },
+    });
+    // The effects' objects are as they were; what no path wrote into is shared, not copied.
+    expect(screening).toEqual({ SANCTIONS: { matched: false } });
+    expect(doc.customer).toBe(record);
+    // The same writes through setPath on a deep copy give the same document.
+    const reference: Record<string, unknown> = { _id: 'x' };
+    for (const [path, value] of [
+      ['screening', { SANCTIONS: { matched: false } }],
+      ['customer', { firstName: 'crs:sealed:0' }],
+      ['screening.PEP', { matched: true }],
+      ['screening.SANCTIONS.matched', true],
+      ['a.b.c', 1],
+    ] as const)
+      setPath(reference, path, structuredClone(value));
+    expect(doc).toEqual(reference);
   });
 });

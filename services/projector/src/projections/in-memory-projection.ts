@@ -7,7 +7,7 @@ import {
   type HistoryName,
   type ProjectionEffect,
 } from './customer-projection';
-import { setPath, type CustomerWrite } from './customer-fold';
+import { setPathOwned, type CustomerWrite } from './customer-fold';
 import { MAX_BULK_OPERATIONS, historyDocuments } from './apply-customer-events';
 
 /**
@@ -21,6 +21,8 @@ export class InMemoryProjection {
   private readonly customers = new Map<string, CustomerWrite>();
   private readonly history = new Map<HistoryName, Map<string, HistoryDoc>>();
   private readonly keepHistory: boolean;
+  /** The customer documents and the objects in them that this fold made or copied (setPathOwned). */
+  private readonly owned = new WeakSet<object>();
   events = 0;
 
   constructor(opts: { keepHistory?: boolean } = {}) {
@@ -33,8 +35,13 @@ export class InMemoryProjection {
     const effect = projectCustomerEvent(event);
     const current = this.customers.get(event.streamId);
     if (current ? (current.version as number) < event.streamVersion : effect.customer.upsert) {
-      const doc = current ?? { _id: event.streamId, createdAt: event.occurredAt };
-      for (const [k, v] of Object.entries(structuredClone(effect.customer.set))) setPath(doc, k, v);
+      let doc = current;
+      if (!doc) {
+        doc = { _id: event.streamId, createdAt: event.occurredAt };
+        this.owned.add(doc);
+      }
+      // The effect's values are shared, not copied: only what this fold made is written into.
+      for (const [k, v] of Object.entries(effect.customer.set)) setPathOwned(doc, k, v, this.owned);
       this.customers.set(event.streamId, doc);
     }
     if (!this.keepHistory) return effect.inserts;

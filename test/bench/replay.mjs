@@ -1,0 +1,126 @@
+#!/usr/bin/env node
+// The replay alone (issue #15's "replay at 20,000 events/s"): a customer log written by the pipeline's own
+// decider (batch imports through the ingress, in a namespace of its own), then the projector's replay CLI
+// (services/projector/dist/cli/replay.js) rebuilding every read model from it, several times, and with a
+// baseline tree alternating with this one (before, after, after, before, ...) on the same log. Quicker than
+// the replay phase of `npm run bench pipeline` and comparable between trees. Not a test: nothing here passes
+// or fails on speed.
+//   node test/bench/replay.mjs          (after `npm run build`, with the local stack up)
+//   BENCH_BASELINE=<commit> npm run bench replay   (test/bench/run.mjs: checks out and builds the baseline)
+// REPLAY_CUSTOMERS (30000, in batches of 1,000: three events each), REPLAY_ROUNDS (2: runs per tree),
+// REPLAY_BASELINE (a built checkout to alternate with; run.mjs sets it from BENCH_BASELINE). The last line
+// is the result as JSON.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import path from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { benchPartitions, inServiceNamespace, stackEnv, token } from './stack.mjs';
+import { sampleCustomer } from './in-process.mjs';
+import { post } from './http-client.mjs';
+import { withCpu } from './pipeline.mjs';
+import { round } from './stats.mjs';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const CUSTOMERS = Number(process.env.REPLAY_CUSTOMERS ?? 30000);
+const ROUNDS = Number(process.env.REPLAY_ROUNDS ?? 2);
+const BASELINE = process.env.REPLAY_BASELINE;
+const NS = `replay-${Date.now().toString(36)}`;
+
+/** Imports the customers in batches of 1,000, 2 requests at a time. */
+async function importCustomers(base) {
+  const tok = await token();
+  const batches = Math.ceil(CUSTOMERS / 1000);
+  let next = 0;
+  const worker = async () => {
+    for (let b = next++; b < batches; b = next++) {
+      const customers = Array.from({ length: Math.min(1000, CUSTOMERS - b * 1000) }, (_, i) => {
+        const n = b * 1000 + i;
+        const { riskLevel: _r, ...rest } = sampleCustomer(n);
+        const id = `${NS}-${n}`;
+        return {
+          ...rest,
+          communicationNumber: id,
+          customerExtId: id,
+          riskLevel: 'LOW',
+          sourceOfRiskLevel: 'IMPORT',
+        };
+      });
+      await post(base, tok, '/core-ws-rest/batch-customers', { customers });
+    }
+  };
+  await Promise.all([worker(), worker()]);
+}
+
+/** Waits until the customer log has stopped growing for 5 s; returns its end offsets' sum. */
+async function settledLog(topic) {
+  const kafka = new Kafka({ brokers: stackEnv().KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    let last = -1n;
+    let stable = 0;
+    while (stable < 5) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const ends = await admin.fetchTopicOffsets(topic).catch(() => []);
+      const total = ends.reduce((a, e) => a + BigInt(e.high), 0n);
+      stable = total === last && total > 0n ? stable + 1 : 0;
+      last = total;
+    }
+    return Number(last);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+const result = await inServiceNamespace(
+  { root: ROOT, namespace: NS, services: ['customer', 'ingress'] },
+  async ({ launcher, base }) => {
+    const ns = launcher.namespaceSettings(NS);
+    await importCustomers(base);
+    const offsets = await settledLog(`${ns.env.TOPIC_PREFIX}crs.customer.events.v1`);
+    await launcher.stopService('customer', { namespace: NS });
+    console.log(`log: ${CUSTOMERS} customers, ${offsets} offsets (events and transaction markers)`);
+    const trees = BASELINE ? { before: BASELINE, after: ROOT } : { after: ROOT };
+    const labels = Object.keys(trees);
+    const order = Array.from({ length: ROUNDS }, (_, i) =>
+      i % 2 === 0 ? labels : [...labels].reverse(),
+    ).flat();
+    const runs = [];
+    for (const [index, label] of order.entries()) {
+      const [{ stdout, stderr }, cpu] = await withCpu(() =>
+        run(process.execPath, [path.join(trees[label], 'services/projector/dist/cli/replay.js')], {
+          env: {
+            ...process.env,
+            ...stackEnv(),
+            ...ns.env,
+            TOPIC_PARTITIONS: String(benchPartitions()),
+            TOPIC_REPLICATION_FACTOR: '1',
+            LOG_LEVEL: 'info',
+          },
+          maxBuffer: 256 * 1024 * 1024,
+        }),
+      );
+      const done = `${stdout}${stderr}`
+        .split('\n')
+        .filter((x) => x.includes('replay done'))
+        .map((x) => JSON.parse(x))[0];
+      if (!done) throw new Error(`the replay of ${label} printed no 'replay done' line`);
+      const r = {
+        label,
+        events: done.events,
+        seconds: done.seconds,
+        eventsPerSec: round(done.events / done.seconds, 0),
+        phases: done.phases,
+        cores: cpu.breakdown,
+      };
+      runs.push(r);
+      console.log(
+        `  [${index + 1}/${order.length} ${label}] ${r.events} events in ${r.seconds} s: ${r.eventsPerSec} events/s; phases ${JSON.stringify(r.phases)}; cores ${r.cores}`,
+      );
+    }
+    return { customers: CUSTOMERS, offsets, runs };
+  },
+);
+console.log(JSON.stringify(result));
+process.exit(0);
