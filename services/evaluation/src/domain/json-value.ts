@@ -2,9 +2,12 @@
  * What `JSON.parse(JSON.stringify(value))` gives, built in one walk without the text in between: the
  * explanation of every assessment went through that round trip (a tenth of the evaluation service's CPU
  * under load, measured; decision 0075), and is turned into JSON again by the registry's encoder anyway.
- * Same rules as JSON: `toJSON` is called (Dates become strings), boxed primitives are unwrapped, undefined,
- * functions and symbols are left out of objects and become null in arrays, non-finite numbers become null,
- * only own enumerable string keys are kept, a BigInt or a cycle throws a TypeError.
+ * Same rules as JSON for data (plain objects and arrays, primitives, Dates, this realm's boxed primitives,
+ * what JSON.parse gives): `toJSON` is called (Dates become strings), boxed primitives are unwrapped,
+ * undefined, functions and symbols are left out of objects and become null in arrays, non-finite numbers
+ * become null, only own enumerable string keys are kept, a BigInt or a cycle throws a TypeError. Values
+ * that are not data differ (a function with its own `toJSON`, a boxed BigInt, another realm's boxed
+ * primitive, a BigInt under a `BigInt.prototype.toJSON` polyfill, `undefined` at the top): not for those.
  */
 export function toJsonValue<T>(value: T): T {
   return walk(value, '', new Set()) as T;
