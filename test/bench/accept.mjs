@@ -12,9 +12,8 @@ import { createRequire } from 'node:module';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { round, summarize } from './stats.mjs';
-import { sampleCustomer } from './in-process.mjs';
 import { stackEnv, token, dropNamespaceDbs, dropNamespaceTopics, benchPartitions } from './stack.mjs';
-import { closedLoop, withCpu } from './pipeline.mjs';
+import { closedLoop, importCustomer, withCpu } from './pipeline.mjs';
 import { post } from './http-client.mjs';
 
 const require = createRequire(import.meta.url);
@@ -45,17 +44,7 @@ export async function benchAccept({ mode, root = ROOT, env: extraEnv, log = cons
   const base = `http://127.0.0.1:${launcher.portOf('ingress', NS)}`;
   const tok = await token();
   let next = 0;
-  const customer = () => {
-    const { riskLevel: _r, ...rest } = sampleCustomer(next);
-    const id = `${NS}-${next++}`;
-    return {
-      ...rest,
-      communicationNumber: id,
-      customerExtId: id,
-      riskLevel: 'LOW',
-      sourceOfRiskLevel: 'IMPORT',
-    };
-  };
+  const customer = () => importCustomer(NS, next++);
   try {
     await launcher.startService('ingress', { env, namespace: NS });
     for (let i = 0; i < 3; i++)

@@ -68,17 +68,24 @@ const settings = () => ({
   warmupSeconds: num('BENCH_WARMUP_SECONDS', 60),
 });
 
-/** The body of one EVALUATE import with sanctions and PEP screening, as an upstream system sends it. */
-export function evaluateCustomer(ns, i) {
+/** The bench's sample customer `i` under the namespace's ids (`<ns>-<i>`), with `fields` for how it comes in. */
+function customerBody(ns, i, fields) {
   const { riskLevel: _r, ...rest } = sampleCustomer(i);
   const id = `${ns}-${i}`;
-  return {
-    ...rest,
-    communicationNumber: id,
-    customerExtId: id,
+  return { ...rest, communicationNumber: id, customerExtId: id, ...fields };
+}
+
+/** The body of one IMPORT customer (its risk level given), as a batch of an upstream system carries it. */
+export function importCustomer(ns, i) {
+  return customerBody(ns, i, { riskLevel: 'LOW', sourceOfRiskLevel: 'IMPORT' });
+}
+
+/** The body of one EVALUATE import with sanctions and PEP screening, as an upstream system sends it. */
+export function evaluateCustomer(ns, i) {
+  return customerBody(ns, i, {
     sourceOfRiskLevel: 'EVALUATE',
     initializeScreeningProcesses: ['SANCTIONS', 'PEP'],
-  };
+  });
 }
 
 async function markerTolerantLag(admin, group, topic) {

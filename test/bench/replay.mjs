@@ -15,9 +15,8 @@ import { promisify } from 'node:util';
 import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { benchPartitions, inServiceNamespace, stackEnv, token } from './stack.mjs';
-import { sampleCustomer } from './in-process.mjs';
 import { post } from './http-client.mjs';
-import { withCpu } from './pipeline.mjs';
+import { importCustomer, withCpu } from './pipeline.mjs';
 import { round } from './stats.mjs';
 
 const run = promisify(execFile);
@@ -34,18 +33,9 @@ async function importCustomers(base) {
   let next = 0;
   const worker = async () => {
     for (let b = next++; b < batches; b = next++) {
-      const customers = Array.from({ length: Math.min(1000, CUSTOMERS - b * 1000) }, (_, i) => {
-        const n = b * 1000 + i;
-        const { riskLevel: _r, ...rest } = sampleCustomer(n);
-        const id = `${NS}-${n}`;
-        return {
-          ...rest,
-          communicationNumber: id,
-          customerExtId: id,
-          riskLevel: 'LOW',
-          sourceOfRiskLevel: 'IMPORT',
-        };
-      });
+      const customers = Array.from({ length: Math.min(1000, CUSTOMERS - b * 1000) }, (_, i) =>
+        importCustomer(NS, b * 1000 + i),
+      );
       await post(base, tok, '/core-ws-rest/batch-customers', { customers });
     }
   };
