@@ -14,7 +14,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { benchPartitions, inServiceNamespace, stackEnv, token } from './stack.mjs';
+import { benchPartitions, inServiceNamespace, stackEnv, token, waitForQuietTopic } from './stack.mjs';
 import { post } from './http-client.mjs';
 import { importCustomer, withCpu } from './pipeline.mjs';
 import { round } from './stats.mjs';
@@ -42,35 +42,15 @@ async function importCustomers(base) {
   await Promise.all([worker(), worker()]);
 }
 
-/** Waits until the customer log has stopped growing for 5 s; returns its end offsets' sum. */
-async function settledLog(topic) {
-  const kafka = new Kafka({ brokers: stackEnv().KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING });
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    let last = -1n;
-    let stable = 0;
-    while (stable < 5) {
-      await new Promise((r) => setTimeout(r, 1000));
-      const ends = await admin.fetchTopicOffsets(topic).catch(() => []);
-      const total = ends.reduce((a, e) => a + BigInt(e.high), 0n);
-      stable = total === last && total > 0n ? stable + 1 : 0;
-      last = total;
-    }
-    return Number(last);
-  } finally {
-    await admin.disconnect();
-  }
-}
-
 const result = await inServiceNamespace(
   { root: ROOT, namespace: NS, services: ['customer', 'ingress'] },
   async ({ launcher, base }) => {
     const ns = launcher.namespaceSettings(NS);
     await importCustomers(base);
-    const offsets = await settledLog(`${ns.env.TOPIC_PREFIX}crs.customer.events.v1`);
+    const kafka = new Kafka({ brokers: stackEnv().KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING });
+    const records = await waitForQuietTopic(kafka, `${ns.env.TOPIC_PREFIX}crs.customer.events.v1`, 5000);
     await launcher.stopService('customer', { namespace: NS });
-    console.log(`log: ${CUSTOMERS} customers, ${offsets} offsets (events and transaction markers)`);
+    console.log(`log: ${CUSTOMERS} customers, ${records} records (events and transaction markers)`);
     const trees = BASELINE ? { before: BASELINE, after: ROOT } : { after: ROOT };
     const labels = Object.keys(trees);
     const order = Array.from({ length: ROUNDS }, (_, i) =>
@@ -109,7 +89,7 @@ const result = await inServiceNamespace(
         `  [${index + 1}/${order.length} ${label}] ${r.events} events in ${r.seconds} s: ${r.eventsPerSec} events/s; phases ${JSON.stringify(r.phases)}; cores ${r.cores}`,
       );
     }
-    return { customers: CUSTOMERS, offsets, runs };
+    return { customers: CUSTOMERS, records, runs };
   },
 );
 console.log(JSON.stringify(result));

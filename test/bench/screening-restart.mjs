@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
-import { inServiceNamespace, stackEnv, token, waitUntil } from './stack.mjs';
+import { inServiceNamespace, stackEnv, token, waitForQuietTopic } from './stack.mjs';
 import { evaluateCustomer } from './pipeline.mjs';
 import { post } from './http-client.mjs';
 import { round } from './stats.mjs';
@@ -90,39 +90,6 @@ async function importCustomers(base) {
   return CUSTOMERS;
 }
 
-/** Records in the topic: end minus start over its partitions. */
-async function topicSize(kafka, topic) {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const offsets = await admin.fetchTopicOffsets(topic);
-    return offsets.reduce((n, p) => n + Number(p.high) - Number(p.low), 0);
-  } finally {
-    await admin.disconnect();
-  }
-}
-
-/** Waits until the customer log has stopped growing for 15 s: every command decided, assessed, screened. */
-async function waitForQuietLog(kafka, topic) {
-  let last = -1;
-  let since = performance.now();
-  await waitUntil(
-    async () => {
-      const now = await topicSize(kafka, topic);
-      if (now !== last) {
-        last = now;
-        since = performance.now();
-        return false;
-      }
-      await new Promise((r) => setTimeout(r, 1000));
-      return performance.now() - since > 15000;
-    },
-    30 * 60 * 1000,
-    'the customer log to stop growing',
-  );
-  return last;
-}
-
 /** One fold of the whole log into a fresh directory, as the screening service does at start. */
 async function fold(messaging, config, mongo, variant) {
   const directory = new CustomerDirectory();
@@ -172,7 +139,7 @@ await inServiceNamespace(
 
     let t = performance.now();
     result.accepted = await importCustomers(base);
-    result.events = await waitForQuietLog(kafka, topic);
+    result.events = await waitForQuietTopic(kafka, topic, 15000);
     console.log(
       `imported ${result.accepted} customers; the customer log holds ${result.events} events ` +
         `(${round((performance.now() - t) / 1000, 1)} s, quiet for 15 s)`,

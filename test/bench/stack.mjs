@@ -201,6 +201,42 @@ export async function lagOf(admin, group, topic) {
   return lag;
 }
 
+/** Records in a topic: end minus start over its partitions. */
+export async function topicSize(kafka, topic) {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const offsets = await admin.fetchTopicOffsets(topic);
+    return offsets.reduce((n, p) => n + Number(p.high) - Number(p.low), 0);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
+ * Waits until a topic has stopped growing for `quietMs` (every command decided, every reaction written);
+ * returns its size then.
+ */
+export async function waitForQuietTopic(kafka, topic, quietMs) {
+  let last = -1;
+  let since = performance.now();
+  await waitUntil(
+    async () => {
+      const now = await topicSize(kafka, topic);
+      if (now !== last) {
+        last = now;
+        since = performance.now();
+        return false;
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+      return performance.now() - since > quietMs;
+    },
+    30 * 60 * 1000,
+    `${topic} to stop growing`,
+  );
+  return last;
+}
+
 export async function waitUntil(probe, timeoutMs, what) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

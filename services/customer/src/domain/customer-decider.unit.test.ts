@@ -3,7 +3,7 @@ import { deciderSpec } from '@crs/testing';
 import { decide, SIMPLIFIED_SCREENING_LISTS } from './customer-decider';
 import { evolve, initialState } from './customer-state';
 import { decidedHistory } from '../decided-history.fixtures';
-import { customerRecord } from '../customer-record.fixtures';
+import { customerRecord as record } from '../customer-record.fixtures';
 import { decider } from './decider';
 import {
   CustomerAlreadyExistsError,
@@ -18,8 +18,6 @@ import { AllowedTransitions } from './status-lifecycle';
 const NOW = '2026-01-02T03:04:05.000Z';
 const spec = deciderSpec(decider, { now: NOW });
 const STREAM = 'DEMO:C-1';
-
-const record = customerRecord;
 
 let seq = 0;
 // The command type picks the data's type (a type parameter on the whole command would not be inferred).

@@ -25,9 +25,6 @@ export interface EvaluationPolicy {
   noMatrixLevel?: RiskLevel;
 }
 
-/** JSON values only: the explanation travels through a JSON Schema registry and MongoDB; no undefined, NaN or class instances. */
-const jsonSafe = toJsonValue;
-
 function factorView(f: FactorAssessment) {
   return {
     id: f.id,
@@ -49,7 +46,8 @@ function factorView(f: FactorAssessment) {
  * raised the level. Related entities keep their own breakdown but not their names (the client has them).
  */
 export function explanationOf(a: Assessment): Record<string, unknown> {
-  return jsonSafe({
+  // JSON values only: the explanation travels through a JSON Schema registry and MongoDB.
+  return toJsonValue({
     matrixId: a.matrixId,
     matrixVersion: a.matrixVersion,
     evaluatedOn: a.today,

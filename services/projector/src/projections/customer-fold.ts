@@ -16,11 +16,29 @@ export function setPath(doc: Record<string, unknown>, path: string, value: unkno
 }
 
 /**
- * `setPath` that writes only into objects `owned` holds (made or copied here): an object on the way that
- * is not (an effect's value, which the event and its history documents share) is copied first, one level
- * at a time, and is owned from then on (copy on write, decision 0075: the replay's fold had copied every
- * event's whole `$set`, the record's JSON text included, to be safe from this). The document itself
- * must be in `owned`.
+ * The object at `holder[key]`, made writable: an object `owned` holds (made or copied by this fold) as it
+ * is; any other object (an effect's value, which the event and its history documents share) copied first,
+ * one level (copy on write, decision 0075); a missing or non-object value replaced by `{}`. Owned from then on.
+ */
+function writableChild(
+  holder: Record<string, unknown>,
+  key: string,
+  owned: WeakSet<object>,
+): Record<string, unknown> {
+  const earlier = holder[key];
+  let next: object;
+  if (typeof earlier !== 'object' || earlier === null) next = {};
+  else if (owned.has(earlier)) next = earlier;
+  else next = Array.isArray(earlier) ? [...(earlier as unknown[])] : { ...earlier };
+  owned.add(next);
+  holder[key] = next;
+  return next as Record<string, unknown>;
+}
+
+/**
+ * `setPath` that writes only into objects `owned` holds (`writableChild` on the way): the effects' values
+ * are shared, never changed (the folds had deep-copied every value, the record included, to be safe from
+ * that). `doc` itself must be in `owned`.
  */
 export function setPathOwned(
   doc: Record<string, unknown>,
@@ -30,37 +48,22 @@ export function setPathOwned(
 ): void {
   const parts = path.split('.');
   let at = doc;
-  for (let i = 0; i < parts.length - 1; i++) {
-    const p = parts[i]!;
-    const earlier = at[p];
-    let next: object;
-    if (typeof earlier !== 'object' || earlier === null) next = {};
-    else if (owned.has(earlier)) next = earlier;
-    else next = Array.isArray(earlier) ? [...(earlier as unknown[])] : { ...earlier };
-    owned.add(next);
-    at[p] = next;
-    at = next as Record<string, unknown>;
-  }
+  for (const p of parts.slice(0, -1)) at = writableChild(at, p, owned);
   at[parts[parts.length - 1]!] = value;
 }
-
-/**
- * The values of an accumulated `$set` that `mergeSet` made itself (copies), per accumulated `$set`: only
- * those may be written into. The others are the effects' own objects, shared until a later path has to be
- * written into one of them (copy on write: a deep copy of every value, the whole record included, was
- * most of mergeSet's time; decision 0075).
- */
-const ownedValues = new WeakMap<Record<string, unknown>, WeakSet<object>>();
 
 /**
  * Adds one effect's `$set` to a `$set` accumulated from earlier effects, so that applying the result
  * once equals applying both in order. Paths one `$set` cannot hold together (`a` and `a.b`) are folded:
  * a later `a` replaces an earlier `a.b`; a later `a.b` is written into a copy of an earlier `a`. Neither
- * the effects nor their values are changed.
+ * the effects nor their values are changed: `owned` holds what this fold made (one per accumulated `$set`;
+ * a fresh one only means more copies).
  */
-export function mergeSet(into: Record<string, unknown>, set: Record<string, unknown>): void {
-  let owned = ownedValues.get(into);
-  if (!owned) ownedValues.set(into, (owned = new WeakSet()));
+export function mergeSet(
+  into: Record<string, unknown>,
+  set: Record<string, unknown>,
+  owned: WeakSet<object> = new WeakSet(),
+): void {
   for (const [path, value] of Object.entries(set)) {
     if (path in into) {
       into[path] = value;
@@ -68,15 +71,7 @@ export function mergeSet(into: Record<string, unknown>, set: Record<string, unkn
     }
     const parent = Object.keys(into).find((p) => path.startsWith(`${p}.`));
     if (parent !== undefined) {
-      const earlier = into[parent];
-      let target: object;
-      if (typeof earlier !== 'object' || earlier === null) target = {};
-      else target = owned.has(earlier) ? earlier : (structuredClone(earlier) as object);
-      into[parent] = target;
-      owned.add(target);
-      // Inside a copy everything is the copy's own, so that a later, deeper path may write into it.
-      const own = typeof value === 'object' && value !== null ? structuredClone(value) : value;
-      setPath(target as Record<string, unknown>, path.slice(parent.length + 1), own);
+      setPathOwned(writableChild(into, parent, owned), path.slice(parent.length + 1), value, owned);
       continue;
     }
     for (const child of Object.keys(into)) if (child.startsWith(`${path}.`)) delete into[child];
@@ -106,12 +101,13 @@ export function foldCustomer(applied: readonly Applied[], stored: number): Folde
   let version = stored;
   let createdAt: string | undefined;
   const set: Record<string, unknown> = {};
+  const owned = new WeakSet<object>();
   for (const { event, effect } of applied) {
     if (exists ? event.streamVersion <= version : !effect.customer.upsert) continue;
     if (!exists) createdAt = event.occurredAt;
     exists = true;
     version = event.streamVersion;
-    mergeSet(set, effect.customer.set);
+    mergeSet(set, effect.customer.set, owned);
   }
   if (version === stored) return undefined;
   return { set, version, ...(createdAt !== undefined ? { createdAt } : {}) };

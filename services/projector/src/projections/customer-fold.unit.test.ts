@@ -32,7 +32,8 @@ describe('mergeSet', () => {
       const inTurn = structuredClone(base) as Record<string, unknown>;
       for (const s of sets) applySet(inTurn, s);
       const merged: Record<string, unknown> = {};
-      for (const s of sets) mergeSet(merged, s);
+      const owned = new WeakSet<object>();
+      for (const s of sets) mergeSet(merged, s, owned);
       const keys = Object.keys(merged);
       // One $set must not hold a path and its prefix.
       expect(keys.some((k) => keys.some((g) => k !== g && k.startsWith(`${g}.`)))).toBe(false);
@@ -45,17 +46,18 @@ describe('mergeSet', () => {
   it('never changes the effects it merges, however deep a later path writes', () => {
     const value = { m: true };
     const merged: Record<string, unknown> = {};
-    mergeSet(merged, { screening: value });
-    mergeSet(merged, { 'screening.PEP': 1 });
+    const owned = new WeakSet<object>();
+    mergeSet(merged, { screening: value }, owned);
+    mergeSet(merged, { 'screening.PEP': 1 }, owned);
     expect(value).toEqual({ m: true });
     expect(merged).toEqual({ screening: { m: true, PEP: 1 } });
     // A value placed inside a copy, then written into by a deeper path.
     const outer = { keep: 1 };
     const inner = { d: 2 };
     const deep: Record<string, unknown> = {};
-    mergeSet(deep, { a: outer });
-    mergeSet(deep, { 'a.b': inner });
-    mergeSet(deep, { 'a.b.c': 3 });
+    mergeSet(deep, { a: outer }, owned);
+    mergeSet(deep, { 'a.b': inner }, owned);
+    mergeSet(deep, { 'a.b.c': 3 }, owned);
     expect(outer).toEqual({ keep: 1 });
     expect(inner).toEqual({ d: 2 });
     expect(deep).toEqual({ a: { keep: 1, b: { d: 2, c: 3 } } });
@@ -64,8 +66,9 @@ describe('mergeSet', () => {
   it('shares the values no later path writes into (no copy of a whole record per event)', () => {
     const record = { firstName: 'crs:sealed:0', listAddress: [{ country: 'PL' }] };
     const merged: Record<string, unknown> = {};
-    mergeSet(merged, { customer: record, version: 1 });
-    mergeSet(merged, { 'screening.SANCTIONS': { matched: false }, version: 2 });
+    const owned = new WeakSet<object>();
+    mergeSet(merged, { customer: record, version: 1 }, owned);
+    mergeSet(merged, { 'screening.SANCTIONS': { matched: false }, version: 2 }, owned);
     expect(merged.customer).toBe(record);
   });
 });
