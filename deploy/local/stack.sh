@@ -23,6 +23,7 @@
 #   STACK_SQLITE_SYNCHRONOUS (normal) | full    SQLite's synchronous pragma (WAL: normal survives a
 #                               crash of FerretDB, only a power loss may drop the last commits)
 #   STACK_FERRETDB_GOGC (400)   Go's GOGC for FerretDB (its collector's pace: decision 0033)
+#   STACK_FERRETDB_BIN          a FerretDB binary to run instead of the one built from our patches
 #   STACK_POSTGRESQL_BIN        directory with initdb and postgres (default: /usr/lib/postgresql/15/bin
 #                               if installed, else Debian's postgresql-15 unpacked into the cache,
 #                               `apt-get download` + `dpkg -x`, no root needed)
@@ -74,7 +75,9 @@ REGISTRY_HOME="$CACHE_DIR/apicurio-registry-$APICURIO_VERSION"
 # Our patches to FerretDB (deploy/local/stack/ferretdb/patches, docs/decisions/0009) are part of the
 # binary's name, so a changed patch set builds a new binary.
 FERRETDB_PATCHES="$(cat "$STACK_SRC"/ferretdb/patches/*.patch 2>/dev/null | sha256sum | cut -c1-8)"
-FERRETDB_BIN="$CACHE_DIR/ferretdb-$FERRETDB_VERSION-p$FERRETDB_PATCHES"
+# STACK_FERRETDB_BIN runs another build instead (test/bench/store-build.mjs: two builds alternating on
+# one data directory); the patches keep the data format, so either build serves the other's data.
+FERRETDB_BIN="${STACK_FERRETDB_BIN:-$CACHE_DIR/ferretdb-$FERRETDB_VERSION-p$FERRETDB_PATCHES}"
 
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -152,6 +155,7 @@ ensure_registry() {
 # its source next to the build, add version.txt, and build against that copy through a replace.
 ensure_ferretdb() {
   [ -x "$FERRETDB_BIN" ] && return 0
+  [ -z "${STACK_FERRETDB_BIN:-}" ] || die "STACK_FERRETDB_BIN=$STACK_FERRETDB_BIN is not an executable file"
   need_go
   say "building FerretDB $FERRETDB_VERSION with our patches (once, cached in $FERRETDB_BIN; takes about 2 minutes)"
   local work="$CACHE_DIR/.build-ferretdb-$FERRETDB_VERSION" log="$LOG_DIR/ferretdb-build.log" src
@@ -168,6 +172,10 @@ ensure_ferretdb() {
       echo "applying $(basename "$patch")"
       (cd "$work/ferretdb" && git apply "$patch") || exit 1
     done
+    # Our sjson patch (0009) writes the bytes encoding/json wrote: its tests check that with this Go
+    # (FerretDB's test helpers look for the repository's .git directory: a marker while they run).
+    mkdir "$work/ferretdb/.git" && (cd "$work/ferretdb" && go test ./internal/handler/sjson/) || exit 1
+    rmdir "$work/ferretdb/.git"
     echo "v$FERRETDB_VERSION" >"$work/ferretdb/build/version/version.txt"
     echo "crs-local-stack" >"$work/ferretdb/build/version/package.txt"
     go mod edit -replace "github.com/FerretDB/FerretDB=./ferretdb"

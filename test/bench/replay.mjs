@@ -8,13 +8,21 @@
 //   node test/bench/replay.mjs          (after `npm run build`, with the local stack up)
 //   BENCH_BASELINE=<commit> npm run bench replay   (test/bench/run.mjs: checks out and builds the baseline)
 // REPLAY_CUSTOMERS (30000, in batches of 1,000: three events each), REPLAY_ROUNDS (2: runs per tree),
-// REPLAY_BASELINE (a built checkout to alternate with; run.mjs sets it from BENCH_BASELINE). The last line
-// is the result as JSON.
+// REPLAY_BASELINE (a built checkout to alternate with; run.mjs sets it from BENCH_BASELINE);
+// REPLAY_BEFORE_BIN (another FerretDB build to alternate with instead, this tree replaying on both: FerretDB
+// restarted before each run, decision 0076). The last line is the result as JSON.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { benchPartitions, inServiceNamespace, stackEnv, token, waitForQuietTopic } from './stack.mjs';
+import {
+  benchPartitions,
+  inServiceNamespace,
+  stackEnv,
+  token,
+  useFerretdbBuild,
+  waitForQuietTopic,
+} from './stack.mjs';
 import { post } from './http-client.mjs';
 import { importCustomer, withCpu } from './pipeline.mjs';
 import { round } from './stats.mjs';
@@ -24,6 +32,7 @@ const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../.
 const CUSTOMERS = Number(process.env.REPLAY_CUSTOMERS ?? 30000);
 const ROUNDS = Number(process.env.REPLAY_ROUNDS ?? 2);
 const BASELINE = process.env.REPLAY_BASELINE;
+const BEFORE_BIN = process.env.REPLAY_BEFORE_BIN;
 const NS = `replay-${Date.now().toString(36)}`;
 
 /** Imports the customers in batches of 1,000, 2 requests at a time. */
@@ -51,13 +60,20 @@ const result = await inServiceNamespace(
     const records = await waitForQuietTopic(kafka, `${ns.env.TOPIC_PREFIX}crs.customer.events.v1`, 5000);
     await launcher.stopService('customer', { namespace: NS });
     console.log(`log: ${CUSTOMERS} customers, ${records} records (events and transaction markers)`);
-    const trees = BASELINE ? { before: BASELINE, after: ROOT } : { after: ROOT };
+    const trees = BASELINE
+      ? { before: BASELINE, after: ROOT }
+      : BEFORE_BIN
+        ? { before: ROOT, after: ROOT }
+        : { after: ROOT };
     const labels = Object.keys(trees);
     const order = Array.from({ length: ROUNDS }, (_, i) =>
       i % 2 === 0 ? labels : [...labels].reverse(),
     ).flat();
     const runs = [];
     for (const [index, label] of order.entries()) {
+      const store = BEFORE_BIN
+        ? path.basename(await useFerretdbBuild(ROOT, label === 'before' ? BEFORE_BIN : undefined))
+        : undefined;
       const [{ stdout, stderr }, cpu] = await withCpu(() =>
         run(process.execPath, [path.join(trees[label], 'services/projector/dist/cli/replay.js')], {
           env: {
@@ -78,6 +94,7 @@ const result = await inServiceNamespace(
       if (!done) throw new Error(`the replay of ${label} printed no 'replay done' line`);
       const r = {
         label,
+        ...(store ? { store } : {}),
         events: done.events,
         seconds: done.seconds,
         eventsPerSec: round(done.events / done.seconds, 0),
@@ -86,9 +103,10 @@ const result = await inServiceNamespace(
       };
       runs.push(r);
       console.log(
-        `  [${index + 1}/${order.length} ${label}] ${r.events} events in ${r.seconds} s: ${r.eventsPerSec} events/s; phases ${JSON.stringify(r.phases)}; cores ${r.cores}`,
+        `  [${index + 1}/${order.length} ${label}${store ? ` (${store})` : ''}] ${r.events} events in ${r.seconds} s: ${r.eventsPerSec} events/s; phases ${JSON.stringify(r.phases)}; cores ${r.cores}`,
       );
     }
+    if (BEFORE_BIN) await useFerretdbBuild(ROOT, undefined);
     return { customers: CUSTOMERS, records, runs };
   },
 );

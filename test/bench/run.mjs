@@ -15,7 +15,8 @@
 // `npm run bench decider-restart` (RESTART_EVENTS, default here 1,000,000: the issue's restart target),
 // `npm run bench screening-restart` (the screening directory's fold at start, decisions 0068 and 0073),
 // `npm run bench index-cost` (what the communication-number index costs an insert, decision 0074),
-// `npm run bench replay` (the replay alone on a batch-imported log; with BENCH_BASELINE, trees alternating) and
+// `npm run bench replay` (the replay alone on a batch-imported log; with BENCH_BASELINE, trees alternating),
+// `STORE_BEFORE_BIN=<FerretDB binary> npm run bench store-build` (two FerretDB builds alternating, 0076) and
 // `npm run bench callback-drain` (a callback backlog after a receiver outage, decisions 0071 and 0072): the
 // standalone scripts of the same names, their figures written into their sections of both files.
 import os from 'node:os';
@@ -621,10 +622,13 @@ if (process.argv[2] === 'replay') {
       },
     ];
   });
-  const change = baseline ? sideBySide(measured, 'before', 'after') : undefined;
+  // REPLAY_BEFORE_BIN (read by replay.mjs): this tree on two FerretDB builds instead of two trees.
+  const builds =
+    !baseline && process.env.REPLAY_BEFORE_BIN ? r.runs.find((x) => x.label === 'before')?.store : undefined;
+  const change = baseline || builds ? sideBySide(measured, 'before', 'after') : undefined;
   if (change) for (const line of change.lines) console.log(line);
   else print(measured);
-  const note = `Measured ${new Date().toISOString()} with \`${baseline ? `BENCH_BASELINE=${process.env.BENCH_BASELINE} ` : ''}npm run bench replay\` on ${machineText}, at ${rev(ROOT)}${baseline ? `; before = ${rev(baseline)}` : ''} (test/bench/replay.mjs: ${r.customers} customers batch-imported through the ingress and decided by the customer decider, then the projector's replay CLI over that log, ${r.runs.length} runs${baseline ? ', the trees alternating' : ''}); ${benchPartitions()} partitions per topic. 1-minute load average ${before} → ${loadNow()}.`;
+  const note = `Measured ${new Date().toISOString()} with \`${baseline ? `BENCH_BASELINE=${process.env.BENCH_BASELINE} ` : ''}${builds ? `REPLAY_BEFORE_BIN=${builds} ` : ''}npm run bench replay\` on ${machineText}, at ${rev(ROOT)}${baseline ? `; before = ${rev(baseline)}` : ''}${builds ? `; before = FerretDB ${builds}, after = this tree's FerretDB build ${r.runs.find((x) => x.label === 'after')?.store}` : ''} (test/bench/replay.mjs: ${r.customers} customers batch-imported through the ingress and decided by the customer decider, then the projector's replay CLI over that log, ${r.runs.length} runs${baseline ? ', the trees alternating' : builds ? ', the FerretDB builds alternating on one data directory' : ''}); ${benchPartitions()} partitions per topic. 1-minute load average ${before} → ${loadNow()}.`;
   const figures = change ? [...measured, ...change.ratios] : measured;
   mergeIntoReports(figures, [
     { section: 'replay alone (issue 15)', note, figures, ...(change ? { rows: change.rows } : {}) },
@@ -661,6 +665,36 @@ if (process.argv[2] === 'callback-drain') {
   const note = `Measured ${new Date().toISOString()} with \`npm run bench callback-drain\` on ${machineText}, at ${rev(ROOT)} (test/bench/callback-drain.mjs: ${r.entries} deliveries queued while ${r.endpoints} receiver(s) were down, then drained by the callback service's dispatcher for ${r.seconds} s per run against a local receiver that answers at once, the two sides alternating; \`before\` is ${process.env.BENCH_DRAIN_BEFORE_DIST ? `the build in ${process.env.BENCH_DRAIN_BEFORE_DIST}` : 'this build without read-ahead (decision 0071)'}). 1-minute load average ${before} → ${loadNow()}.`;
   mergeIntoReports(figures, [{ section: 'callback backlog drain (issue 15)', note, figures }]);
   console.log('updated the callback-drain figures in reports/bench.json and docs/benchmarks.md');
+  process.exit(0);
+}
+
+if (process.argv[2] === 'store-build') {
+  // `STORE_BEFORE_BIN=<FerretDB binary> npm run bench store-build`: two builds of the embedded FerretDB
+  // alternating on one data directory (decision 0076), the raw limits and a closed-loop run with each.
+  const before = loadNow();
+  const r = await runBenchScript('store-build');
+  const figures = [];
+  for (const [key, unit] of [
+    ['bulkUpsertPerSec', 'docs/s (raw bulk upsert by _id)'],
+    ['insertManyPerSec', 'docs/s (raw insertMany)'],
+    ['findByIdPerSec', 'finds/s (raw find by _id)'],
+    ['storeCpuMsPerCustomer', "ms of FerretDB's CPU per customer (closed loop)"],
+    ['endToEndPerSec', 'customers/s end to end (closed loop)'],
+  ]) {
+    for (const label of ['before', 'after']) {
+      const runs = r.runs.filter((x) => x.label === label);
+      const values = runs.map((x) => (key in x ? x[key] : x.limits[key]));
+      figures.push({
+        name: `store_build.${key}.${label}`,
+        value: r.means[label][key],
+        unit: `${unit}, mean of ${values.join(', ')}; ${runs[0].binary}`,
+      });
+    }
+  }
+  print(figures);
+  const note = `Measured ${new Date().toISOString()} with \`STORE_BEFORE_BIN=${path.basename(process.env.STORE_BEFORE_BIN ?? '')} npm run bench store-build\` on ${machineText}, at ${rev(ROOT)} (test/bench/store-build.mjs: FerretDB restarted on each build in turn on one data directory, ${r.runs.length} runs in the order ${r.runs.map((x) => x.label).join(', ')}, the store's raw limits then one closed-loop run each; \`after\` is this tree's build). 1-minute load average ${before} → ${loadNow()}.`;
+  mergeIntoReports(figures, [{ section: 'embedded store builds (issue 15)', note, figures }]);
+  console.log('updated the store-build figures in reports/bench.json and docs/benchmarks.md');
   process.exit(0);
 }
 

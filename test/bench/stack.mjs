@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:http';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { round, summarize } from './stats.mjs';
@@ -199,6 +199,22 @@ export async function lagOf(admin, group, topic) {
   for (const e of ends)
     lag += BigInt(e.high) - (at.get(e.partition) > 0n ? at.get(e.partition) : BigInt(e.low));
   return lag;
+}
+
+/**
+ * Restarts the local stack's FerretDB on another build (`bin`, run through `STACK_FERRETDB_BIN`), or on the
+ * one this tree's patches build when `bin` is undefined; returns the path of the binary now running. The
+ * data directory stays: our patches keep FerretDB's data format (decision 0076).
+ */
+export async function useFerretdbBuild(root, bin) {
+  const env = { ...process.env };
+  if (bin) env.STACK_FERRETDB_BIN = bin;
+  else delete env.STACK_FERRETDB_BIN;
+  const stack = path.join(root, 'deploy/local/stack.sh');
+  await run('bash', [stack, 'stop', 'ferretdb'], { env });
+  await run('bash', [stack, 'start', 'ferretdb'], { env });
+  const pid = readFileSync(path.join(root, '.local/run/ferretdb.pid'), 'utf8').trim();
+  return readlinkSync(`/proc/${pid}/exe`);
 }
 
 /** Records in a topic: end minus start over its partitions. */
