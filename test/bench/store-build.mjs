@@ -8,12 +8,11 @@
 //   STORE_BEFORE_BIN=~/.cache/crs-stack/ferretdb-1.24.0-p<hash> node test/bench/store-build.mjs
 //                                            (after `npm run build`, with the local stack up)
 // STORE_ROUNDS (1: pairs), STORE_LIMIT_SECONDS (4: per pattern); the closed loop's BENCH_* settings apply.
-// The last line is the result as JSON.
+// The last line is the result as JSON (`npm run bench store-build` writes the means into the reports).
 import path from 'node:path';
 import { alternating, closedLoopRun } from './closed-loop.mjs';
 import { storeLimits } from './limits/store.mjs';
 import { stackEnv, useFerretdbBuild } from './stack.mjs';
-import { round } from './stats.mjs';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const BEFORE = process.env.STORE_BEFORE_BIN;
@@ -27,7 +26,8 @@ try {
     const binary = await useFerretdbBuild(ROOT, label === 'before' ? BEFORE : undefined);
     const limits = await storeLimits({ uri: stackEnv().MONGODB_URI, seconds: LIMIT_SECONDS });
     const loop = await closedLoopRun({ label, index, root: ROOT });
-    const r = { label, binary: path.basename(binary), limits, ...loop };
+    // One flat record per run: the raw limits' figures beside the closed loop's.
+    const r = { ...loop, label, binary: path.basename(binary), ...limits };
     runs.push(r);
     console.log(
       `[${index + 1}/${ROUNDS * 2} ${label}: ${r.binary}] raw limits ${JSON.stringify(limits)}; closed loop ` +
@@ -38,25 +38,5 @@ try {
 } finally {
   await useFerretdbBuild(ROOT, undefined);
 }
-const mean = (label, pick) => {
-  const xs = runs
-    .filter((r) => r.label === label)
-    .map(pick)
-    .filter((x) => typeof x === 'number');
-  return xs.length ? round(xs.reduce((a, b) => a + b, 0) / xs.length, 2) : undefined;
-};
-const means = Object.fromEntries(
-  ['before', 'after'].map((label) => [
-    label,
-    {
-      bulkUpsertPerSec: mean(label, (r) => r.limits.bulkUpsertPerSec),
-      insertManyPerSec: mean(label, (r) => r.limits.insertManyPerSec),
-      findByIdPerSec: mean(label, (r) => r.limits.findByIdPerSec),
-      endToEndPerSec: mean(label, (r) => r.endToEndPerSec),
-      storeCpuMsPerCustomer: mean(label, (r) => r.storeCpuMsPerCustomer),
-    },
-  ]),
-);
-console.log(`means: ${JSON.stringify(means)}`);
-console.log(JSON.stringify({ rounds: ROUNDS, means, runs: runs.map(({ cpu, ...r }) => ({ ...r, cpu })) }));
+console.log(JSON.stringify({ rounds: ROUNDS, runs }));
 process.exit(0);
