@@ -110,6 +110,9 @@ need_mvn() {
 need_go() {
   command -v go >/dev/null 2>&1 ||
     die "'go' (Go 1.22 or newer) is required once, to build FerretDB $FERRETDB_VERSION. Install it from https://go.dev/dl/ (or apt-get install golang)."
+  # Our FerretDB build runs SQLite's C library through cgo (patch 0010, decision 0077).
+  command -v "${CC:-cc}" >/dev/null 2>&1 ||
+    die "a C compiler ('${CC:-cc}') is required once, to build FerretDB $FERRETDB_VERSION with SQLite's C library (apt-get install gcc)."
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -163,7 +166,9 @@ ensure_ferretdb() {
   cp "$STACK_SRC/ferretdb/go.mod" "$STACK_SRC/ferretdb/go.sum" "$STACK_SRC/ferretdb/tools.go" "$work/"
   (
     cd "$work"
-    export GOTOOLCHAIN=local GOFLAGS=-mod=readonly
+    # cgo for SQLite's C library (patch 0010), with the compile options FerretDB's backend needs.
+    export GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED=1
+    local tags=sqlite_dbstat,sqlite_stat4
     src="$(go list -m -f '{{.Dir}}' github.com/FerretDB/FerretDB)" || exit 1
     [ -n "$src" ] || { go mod download github.com/FerretDB/FerretDB && src="$(go list -m -f '{{.Dir}}' github.com/FerretDB/FerretDB)"; } || exit 1
     cp -R "$src" "$work/ferretdb" && chmod -R u+w "$work/ferretdb"
@@ -172,14 +177,16 @@ ensure_ferretdb() {
       echo "applying $(basename "$patch")"
       (cd "$work/ferretdb" && git apply "$patch") || exit 1
     done
-    # Our sjson patch (0009) writes the bytes encoding/json wrote: its tests check that with this Go
-    # (FerretDB's test helpers look for the repository's .git directory: a marker while they run).
-    mkdir "$work/ferretdb/.git" && (cd "$work/ferretdb" && go test ./internal/handler/sjson/) || exit 1
-    rmdir "$work/ferretdb/.git"
     echo "v$FERRETDB_VERSION" >"$work/ferretdb/build/version/version.txt"
     echo "crs-local-stack" >"$work/ferretdb/build/version/package.txt"
+    # Our sjson patch (0009) writes the bytes encoding/json wrote: its tests check that with this Go; the
+    # SQLite backend's own tests check it on SQLite's C library (patch 0010). FerretDB's test helpers
+    # look for the repository's .git directory: a marker while they run.
+    mkdir "$work/ferretdb/.git" &&
+      (cd "$work/ferretdb" && go test -tags "$tags" ./internal/handler/sjson/ ./internal/backends/sqlite/...) || exit 1
+    rmdir "$work/ferretdb/.git"
     go mod edit -replace "github.com/FerretDB/FerretDB=./ferretdb"
-    go build -trimpath -o "$FERRETDB_BIN.tmp" github.com/FerretDB/FerretDB/cmd/ferretdb
+    go build -trimpath -tags "$tags" -o "$FERRETDB_BIN.tmp" github.com/FerretDB/FerretDB/cmd/ferretdb
   ) >>"$log" 2>&1 || { tail -n 30 "$log" >&2; die "building FerretDB failed (full log: $log)"; }
   mv "$FERRETDB_BIN.tmp" "$FERRETDB_BIN"
   rm -rf "$work"
