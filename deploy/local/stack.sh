@@ -72,12 +72,22 @@ FERRETDB_STATE_DIR="$LOCAL/ferretdb/state"
 
 KAFKA_HOME="$CACHE_DIR/kafka-$KAFKA_VERSION"
 REGISTRY_HOME="$CACHE_DIR/apicurio-registry-$APICURIO_VERSION"
-# Our patches to FerretDB (deploy/local/stack/ferretdb/patches, docs/decisions/0009) are part of the
-# binary's name, so a changed patch set builds a new binary.
-FERRETDB_PATCHES="$(cat "$STACK_SRC"/ferretdb/patches/*.patch 2>/dev/null | sha256sum | cut -c1-8)"
+# FerretDB's build: cgo for SQLite's C library (patch 0010, decision 0077), with the compile options
+# FerretDB's SQLite backend needs.
+FERRETDB_TAGS=sqlite_dbstat,sqlite_stat4
+# Everything the build reads from this repository is part of the binary's name, so a change to any of
+# it builds a new binary: our patches (deploy/local/stack/ferretdb/patches, docs/decisions/0009), the
+# build module (go.mod, go.sum, tools.go), the tags and cgo.
+FERRETDB_BUILD_KEY="$(
+  {
+    cat "$STACK_SRC"/ferretdb/patches/*.patch "$STACK_SRC"/ferretdb/go.mod "$STACK_SRC"/ferretdb/go.sum \
+      "$STACK_SRC"/ferretdb/tools.go 2>/dev/null
+    echo "tags=$FERRETDB_TAGS cgo=1"
+  } | sha256sum | cut -c1-8
+)"
 # STACK_FERRETDB_BIN runs another build instead (test/bench/store-build.mjs: two builds alternating on
 # one data directory); the patches keep the data format, so either build serves the other's data.
-FERRETDB_BIN="${STACK_FERRETDB_BIN:-$CACHE_DIR/ferretdb-$FERRETDB_VERSION-p$FERRETDB_PATCHES}"
+FERRETDB_BIN="${STACK_FERRETDB_BIN:-$CACHE_DIR/ferretdb-$FERRETDB_VERSION-p$FERRETDB_BUILD_KEY}"
 
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -110,9 +120,12 @@ need_mvn() {
 need_go() {
   command -v go >/dev/null 2>&1 ||
     die "'go' (Go 1.22 or newer) is required once, to build FerretDB $FERRETDB_VERSION. Install it from https://go.dev/dl/ (or apt-get install golang)."
-  # Our FerretDB build runs SQLite's C library through cgo (patch 0010, decision 0077).
-  command -v "${CC:-cc}" >/dev/null 2>&1 ||
-    die "a C compiler ('${CC:-cc}') is required once, to build FerretDB $FERRETDB_VERSION with SQLite's C library (apt-get install gcc)."
+  # Our FerretDB build runs SQLite's C library through cgo (patch 0010, decision 0077): the C compiler
+  # is the one Go will call (`go env CC`: $CC, else gcc).
+  local cc
+  cc="$(go env CC 2>/dev/null)" && cc="${cc%% *}" && [ -n "$cc" ] || cc=gcc
+  command -v "$cc" >/dev/null 2>&1 ||
+    die "a C compiler ('$cc') is required once, to build FerretDB $FERRETDB_VERSION with SQLite's C library (apt-get install gcc)."
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -160,15 +173,13 @@ ensure_ferretdb() {
   [ -x "$FERRETDB_BIN" ] && return 0
   [ -z "${STACK_FERRETDB_BIN:-}" ] || die "STACK_FERRETDB_BIN=$STACK_FERRETDB_BIN is not an executable file"
   need_go
-  say "building FerretDB $FERRETDB_VERSION with our patches (once, cached in $FERRETDB_BIN; takes about 2 minutes)"
+  say "building FerretDB $FERRETDB_VERSION with our patches (once, cached in $FERRETDB_BIN; takes about 4 minutes: SQLite's C compile and FerretDB's SQLite tests)"
   local work="$CACHE_DIR/.build-ferretdb-$FERRETDB_VERSION" log="$LOG_DIR/ferretdb-build.log" src
   rm -rf "$work" && mkdir -p "$work"
   cp "$STACK_SRC/ferretdb/go.mod" "$STACK_SRC/ferretdb/go.sum" "$STACK_SRC/ferretdb/tools.go" "$work/"
   (
     cd "$work"
-    # cgo for SQLite's C library (patch 0010), with the compile options FerretDB's backend needs.
     export GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED=1
-    local tags=sqlite_dbstat,sqlite_stat4
     src="$(go list -m -f '{{.Dir}}' github.com/FerretDB/FerretDB)" || exit 1
     [ -n "$src" ] || { go mod download github.com/FerretDB/FerretDB && src="$(go list -m -f '{{.Dir}}' github.com/FerretDB/FerretDB)"; } || exit 1
     cp -R "$src" "$work/ferretdb" && chmod -R u+w "$work/ferretdb"
@@ -183,10 +194,10 @@ ensure_ferretdb() {
     # SQLite backend's own tests check it on SQLite's C library (patch 0010). FerretDB's test helpers
     # look for the repository's .git directory: a marker while they run.
     mkdir "$work/ferretdb/.git" &&
-      (cd "$work/ferretdb" && go test -tags "$tags" ./internal/handler/sjson/ ./internal/backends/sqlite/...) || exit 1
+      (cd "$work/ferretdb" && go test -tags "$FERRETDB_TAGS" ./internal/handler/sjson/ ./internal/backends/sqlite/...) || exit 1
     rmdir "$work/ferretdb/.git"
     go mod edit -replace "github.com/FerretDB/FerretDB=./ferretdb"
-    go build -trimpath -tags "$tags" -o "$FERRETDB_BIN.tmp" github.com/FerretDB/FerretDB/cmd/ferretdb
+    go build -trimpath -tags "$FERRETDB_TAGS" -o "$FERRETDB_BIN.tmp" github.com/FerretDB/FerretDB/cmd/ferretdb
   ) >>"$log" 2>&1 || { tail -n 30 "$log" >&2; die "building FerretDB failed (full log: $log)"; }
   mv "$FERRETDB_BIN.tmp" "$FERRETDB_BIN"
   rm -rf "$work"
