@@ -173,7 +173,7 @@ ensure_ferretdb() {
   [ -x "$FERRETDB_BIN" ] && return 0
   [ -z "${STACK_FERRETDB_BIN:-}" ] || die "STACK_FERRETDB_BIN=$STACK_FERRETDB_BIN is not an executable file"
   need_go
-  say "building FerretDB $FERRETDB_VERSION with our patches (once, cached in $FERRETDB_BIN; takes about 4 minutes: SQLite's C compile and FerretDB's SQLite tests)"
+  say "building FerretDB $FERRETDB_VERSION with our patches (once, cached in $FERRETDB_BIN; takes about 3 minutes: SQLite's C compile and FerretDB's SQLite tests)"
   local work="$CACHE_DIR/.build-ferretdb-$FERRETDB_VERSION" log="$LOG_DIR/ferretdb-build.log" src
   rm -rf "$work" && mkdir -p "$work"
   cp "$STACK_SRC/ferretdb/go.mod" "$STACK_SRC/ferretdb/go.sum" "$STACK_SRC/ferretdb/tools.go" "$work/"

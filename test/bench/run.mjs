@@ -587,7 +587,7 @@ if (process.argv[2] === 'screening-restart') {
       },
     );
   print(figures);
-  const note = `Measured ${new Date().toISOString()} with \`npm run bench screening-restart\` on ${machineText}, at ${rev(ROOT)} (test/bench/screening-restart.mjs: customers imported through the pipeline with SANCTIONS and PEP screening, then the screening directory folded from the whole customer log with the service's own pieces and a cold key cache, the variants alternating: \`directory\` reads the types the directory folds (decision 0068), \`skip\` also skips records of customers without a list purpose by their header (decision 0073), \`all\` decodes every event). 1-minute load average ${before} → ${loadNow()}.`;
+  const note = `Measured ${new Date().toISOString()} with \`npm run bench screening-restart\` on ${machineText}, at ${rev(ROOT)} (test/bench/screening-restart.mjs: customers imported through the pipeline with SANCTIONS and PEP screening, then the screening directory folded from the whole customer log with the service's own pieces and a cold key cache, the variants alternating: \`directory\` reads the types the directory folds (decision 0068), \`serial\` also skips records of customers without a list purpose by their header (decision 0073), one partition at a time, \`skip\` the same with the partitions' batches folded at once (the service's reading, decision 0078), \`all\` decodes every event). 1-minute load average ${before} → ${loadNow()}.`;
   mergeIntoReports(figures, [{ section: 'screening directory at start (issue 15)', note, figures }]);
   console.log('updated the screening-restart figures in reports/bench.json and docs/benchmarks.md');
   process.exit(0);

@@ -4,8 +4,10 @@
 // anything. This times that fold with the service's own pieces (CustomerDirectory, customerEventProjector,
 // directoryReading, CustomerPrivacy with a cold key cache, StreamReader), alternating between ways
 // of reading the log: `directory`, only the types the directory folds (DIRECTORY_EVENT_TYPES, decision
-// 0068), and `skip`, those types less the records of customers without a list purpose, by their header
-// (directorySkip, decision 0073); `all`, every event type decoded (as before 0068), on request.
+// 0068); `serial`, those types less the records of customers without a list purpose, by their header
+// (directorySkip, decision 0073), one partition at a time; `skip`, the same with the partitions' batches
+// folded at once (the service's reading, decision 0078); `all`, every event type decoded (as before 0068),
+// on request.
 // Not a test: nothing here passes or fails on speed.
 //
 //   node test/bench/screening-restart.mjs        (after `npm run build`, with the local stack up)
@@ -13,7 +15,7 @@
 // SRESTART_CUSTOMERS (20000): EVALUATE customers with SANCTIONS and PEP screening, imported one request
 // each (32 clients) through the whole pipeline (customer, evaluation, screening, ingress) in a namespace of their own;
 // SRESTART_ROUNDS (2): rounds of folds, one per variant, the order reversed every other round;
-// SRESTART_VARIANTS (directory,skip): which of all, directory, skip; SRESTART_UPDATES (0): IMPORT updates
+// SRESTART_VARIANTS (directory,serial,skip): which of all, directory, serial, skip; SRESTART_UPDATES (0): IMPORT updates
 // per customer after its import (a longer-lived book: each a CustomerUpdated that carries the record).
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
@@ -41,11 +43,12 @@ const launcher = require(path.join(ROOT, 'deploy/local/services.cjs'));
 const CUSTOMERS = Number(process.env.SRESTART_CUSTOMERS ?? 20000);
 const ROUNDS = Number(process.env.SRESTART_ROUNDS ?? 2);
 const UPDATES = Number(process.env.SRESTART_UPDATES ?? 0);
-const VARIANTS = (process.env.SRESTART_VARIANTS ?? 'directory,skip').split(',');
+const VARIANTS = (process.env.SRESTART_VARIANTS ?? 'directory,serial,skip').split(',');
 const VARIANT_TEXT = {
   all: 'every event type decoded',
   directory: 'directory types only',
-  skip: 'directory types, records without a list purpose skipped',
+  serial: 'directory types, records without a list purpose skipped, one partition at a time',
+  skip: 'directory types, records without a list purpose skipped, partitions at once',
 };
 const SERVICES = ['customer', 'evaluation', 'screening', 'ingress'];
 const NS = `srestart-${Date.now().toString(36)}`;
@@ -106,7 +109,9 @@ async function fold(messaging, config, mongo, variant) {
     topic: messaging.topics.customerEvents,
     ...reading,
     ...(variant === 'all' ? {} : { types }),
-    ...(variant === 'skip' ? { skip } : {}),
+    ...(variant === 'skip' || variant === 'serial' ? { skip } : {}),
+    // Every variant but `skip` (the service's reading) one partition at a time, as before decision 0078.
+    ...(variant === 'skip' ? {} : { partitionsConcurrently: 1 }),
     onMessage: async (m) => {
       handed++;
       await reading.onMessage(m);

@@ -126,6 +126,37 @@ describe('stream reader over aborted transactions', () => {
     expect(handled(1)).toEqual([2, 6, 10]);
   }, 180000);
 
+  it("with partitionsConcurrently, handles one partition's batch while another's waits, each partition in order", async () => {
+    await reader?.stop();
+    // Each partition's first batch waits in beforeBatch until the other partition's first batch has
+    // reached beforeBatch too: read one partition at a time, the first one waits for ever.
+    const entered = new Map<number, () => void>();
+    const gates = new Map<number, Promise<void>>();
+    for (const p of [0, 1]) gates.set(p, new Promise<void>((resolve) => entered.set(p, resolve)));
+    const handled: string[] = [];
+    reader = readerOf('concurrent', {
+      partitionsConcurrently: 2,
+      beforeBatch: async (messages) => {
+        const p = messages[0]!.partition;
+        entered.get(p)!();
+        await gates.get(1 - p);
+      },
+      onMessage: (m) => {
+        handled.push(`${m.partition}:${m.value.n}`);
+      },
+    });
+    await reader.start();
+    try {
+      await caughtUp();
+    } finally {
+      // A failed run must not leave a batch waiting for ever (the next test stops this reader).
+      for (const release of entered.values()) release();
+    }
+    const of = (p: number) => handled.filter((h) => h.startsWith(`${p}:`)).map((h) => Number(h.slice(2)));
+    expect(of(0)).toEqual([0, 4, 8]);
+    expect(of(1)).toEqual([2, 6, 10]);
+  }, 180000);
+
   it('skips held messages before decoding them (even an undecodable one) and still counts them as read', async () => {
     await reader?.stop();
     // Committed after the first tests' records, on partition 0: a held record whose payload is not even

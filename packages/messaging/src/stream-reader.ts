@@ -79,6 +79,13 @@ export class StreamReader<T> {
        */
       beforeBatch?: (messages: readonly DecodedMessage<T>[]) => Promise<void>;
       /**
+       * How many partitions' batches of a fetch are handled at once (kafkajs's
+       * `partitionsConsumedConcurrently`; 1 when omitted). Each partition's messages still reach onMessage
+       * in order, one at a time; only a caller whose state is per key (and keys per partition) may take more
+       * than one: one partition's batch then folds while another's waits (its keys read, say).
+       */
+      partitionsConcurrently?: number;
+      /**
        * Where `stream_reader_stalled_seconds{topic, reader=groupPrefix}` is exported: how long the oldest
        * wait to catch up has made no progress (alert CRSStreamReaderStalled, docs/operations.md).
        */
@@ -126,6 +133,7 @@ export class StreamReader<T> {
       // most every READER_COMMIT_INTERVAL_MS (the patched kafkajs honours the interval: decision 0038).
       autoCommit: true,
       autoCommitInterval: READER_COMMIT_INTERVAL_MS,
+      partitionsConsumedConcurrently: opts.partitionsConcurrently ?? 1,
       eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary }) => {
         // Decoded first, so that beforeBatch sees the whole batch; offsets are still resolved in order.
         const entries: { offset: string; message?: DecodedMessage<T> }[] = [];

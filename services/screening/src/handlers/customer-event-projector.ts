@@ -47,12 +47,15 @@ export const DIRECTORY_EVENT_TYPES: readonly CustomerEvent['type'][] = (
  *
  * The reader asks about a fetched batch's messages before it folds any of them, so a customer that an
  * earlier message of the same batch may give a list purpose (a purpose recorded, a record with one, or a
- * record without the header) is read whole too; `batchDecided` forgets those once the batch's messages
- * are all decided (the reader's `beforeBatch`), when the directory is about to hold what they give.
+ * record without the header) is read whole too; `batchDecided` forgets those of the batch's customers
+ * (the keys of the messages it hands out) once its messages are all decided (the reader's `beforeBatch`),
+ * when the directory is about to hold what they give. Only that batch's: the reader handles several
+ * partitions' batches at once, and another partition's batch may be deciding meanwhile (a customer's
+ * messages are all in one partition).
  */
 export function directorySkip(directory: CustomerDirectory): {
   skip: (key: string, headers: Record<string, unknown> | undefined) => boolean;
-  batchDecided: () => void;
+  batchDecided: (keys: Iterable<string>) => void;
 } {
   const mayHold = new Set<string>();
   return {
@@ -68,9 +71,17 @@ export function directorySkip(directory: CustomerDirectory): {
       }
       return false;
     },
-    batchDecided: () => mayHold.clear(),
+    batchDecided: (keys) => {
+      for (const key of keys) mayHold.delete(key);
+    },
   };
 }
+
+/**
+ * How many partitions of the customer log the directory's reader folds at once (decision 0078): more than
+ * the partitions a fetch holds changes nothing.
+ */
+export const DIRECTORY_PARTITIONS_CONCURRENTLY = 4;
 
 /** The directory reader's options (a `StreamReader` of the customer log), as the service composes them. */
 export interface DirectoryReading {
@@ -80,6 +91,11 @@ export interface DirectoryReading {
   skip: (key: string, headers: Record<string, unknown> | undefined) => boolean;
   /** The batch's skips decided, then its customers' keys read at once (decision 0032). */
   beforeBatch: (messages: readonly DecodedMessage<CustomerEvent>[]) => Promise<void>;
+  /**
+   * Partitions folded at once (decision 0078): the directory's state is per customer, so one partition's
+   * batch folds while another's waits for its customers' keys.
+   */
+  partitionsConcurrently: number;
   onMessage: (message: DecodedMessage<CustomerEvent>) => Promise<void>;
 }
 
@@ -91,9 +107,10 @@ export function directoryReading(deps: CustomerEventProjectorDeps): DirectoryRea
     types: DIRECTORY_EVENT_TYPES,
     skip: skipper.skip,
     beforeBatch: async (messages) => {
-      skipper.batchDecided();
+      skipper.batchDecided(messages.map((m) => m.key));
       await warmKeys(messages);
     },
+    partitionsConcurrently: DIRECTORY_PARTITIONS_CONCURRENTLY,
     onMessage: customerEventProjector(deps),
   };
 }

@@ -43,7 +43,7 @@ function readWithSkip(batches: CustomerEvent[][], legacy = false) {
       if (s) skipped.push(e.eventId);
       return !s;
     });
-    if (handed.length > 0) batchDecided();
+    if (handed.length > 0) batchDecided(handed.map((e) => e.streamId));
     for (const e of handed) directory.apply(e);
   }
   return { directory, skipped };
@@ -113,6 +113,27 @@ describe('directorySkip', () => {
     expect(directory.listPurposeOf('DEMO:A')).toBeUndefined();
   });
 
+  it("another partition's batch decided meanwhile does not forget this batch's customers (partitions read at once)", () => {
+    // Partition 0's batch gives C a purpose, then renames it without one; partition 1's batch (D) is
+    // decided between the two (its reader awaits between messages). Forgetting every customer there would
+    // skip the rename, and the internal list would keep the old name.
+    const directory = new CustomerDirectory();
+    const { skip, batchDecided } = directorySkip(directory);
+    const black = record('DEMO:C', 'Black', { listPurpose: 'BLACK' });
+    const renamed = record('DEMO:C', 'Renamed', { action: 'UPDATE' });
+    const plainD = record('DEMO:D', 'Plain');
+    const decide = (e: CustomerEvent) => !skip(e.streamId, headersOf(e, false));
+    const partition0 = [black].filter(decide);
+    const partition1 = [plainD].filter(decide);
+    batchDecided(partition1.map((e) => e.streamId));
+    partition0.push(...[renamed].filter(decide));
+    batchDecided(partition0.map((e) => e.streamId));
+    for (const e of [...partition1, ...partition0]) directory.apply(e);
+    expect(partition1).toEqual([]);
+    expect(partition0).toEqual([black, renamed]);
+    expect(directory.internalEntries().map((e) => e.names)).toEqual([['Ann Renamed']]);
+  });
+
   it('keeps reading the records of a WHITE customer in later batches (its purpose stays)', () => {
     const batches = [
       [record('DEMO:D', 'White', { listPurpose: 'WHITE' }), purpose('DEMO:D', 'WHITE')],
@@ -135,7 +156,7 @@ describe('directorySkip', () => {
       [renamed, false],
     ];
     const handed = batch.filter(([e, legacy]) => !skip(e.streamId, headersOf(e, legacy))).map(([e]) => e);
-    batchDecided();
+    batchDecided(handed.map((e) => e.streamId));
     for (const e of handed) directory.apply(e);
     expect(handed).toEqual([old, renamed]);
     expect(directory.internalEntries().map((e) => e.names)).toEqual([['Ann Renamed']]);
