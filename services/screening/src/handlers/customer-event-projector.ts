@@ -78,8 +78,9 @@ export function directorySkip(directory: CustomerDirectory): {
 }
 
 /**
- * How many partitions of the customer log the directory's reader folds at once (decision 0078): more than
- * the partitions a fetch holds changes nothing.
+ * How many partitions' batches of a fetch the directory's reader folds at once (decision 0078); each is held
+ * decoded meanwhile, so this bounds the memory: with more partitions in a fetch (the default is 6), the
+ * others wait their turn.
  */
 export const DIRECTORY_PARTITIONS_CONCURRENTLY = 4;
 

@@ -114,22 +114,23 @@ describe('directorySkip', () => {
   });
 
   it("another partition's batch decided meanwhile does not forget this batch's customers (partitions read at once)", () => {
-    // Partition 0's batch gives C a purpose, then renames it without one; partition 1's batch (D) is
-    // decided between the two (its reader awaits between messages). Forgetting every customer there would
-    // skip the rename, and the internal list would keep the old name.
+    // Partition 0's batch gives C a purpose, then renames it without one; partition 1's batch (D, handed
+    // out, so the reader calls its beforeBatch) is decided between the two (the reader awaits between
+    // messages). Forgetting every customer there would skip the rename, and the internal list would keep
+    // the old name.
     const directory = new CustomerDirectory();
     const { skip, batchDecided } = directorySkip(directory);
     const black = record('DEMO:C', 'Black', { listPurpose: 'BLACK' });
     const renamed = record('DEMO:C', 'Renamed', { action: 'UPDATE' });
-    const plainD = record('DEMO:D', 'Plain');
+    const white = purpose('DEMO:D', 'WHITE');
     const decide = (e: CustomerEvent) => !skip(e.streamId, headersOf(e, false));
     const partition0 = [black].filter(decide);
-    const partition1 = [plainD].filter(decide);
+    const partition1 = [white].filter(decide);
     batchDecided(partition1.map((e) => e.streamId));
     partition0.push(...[renamed].filter(decide));
     batchDecided(partition0.map((e) => e.streamId));
     for (const e of [...partition1, ...partition0]) directory.apply(e);
-    expect(partition1).toEqual([]);
+    expect(partition1).toEqual([white]);
     expect(partition0).toEqual([black, renamed]);
     expect(directory.internalEntries().map((e) => e.names)).toEqual([['Ann Renamed']]);
   });
