@@ -74,6 +74,7 @@ KAFKA_HOME="$CACHE_DIR/kafka-$KAFKA_VERSION"
 REGISTRY_HOME="$CACHE_DIR/apicurio-registry-$APICURIO_VERSION"
 # FerretDB's build: cgo for SQLite's C library (patch 0010, decision 0077), with the compile options
 # FerretDB's SQLite backend needs.
+FERRETDB_CGO=1
 FERRETDB_TAGS=sqlite_dbstat,sqlite_stat4
 # Everything the build reads from this repository is part of the binary's name, so a change to any of
 # it builds a new binary: our patches (deploy/local/stack/ferretdb/patches, docs/decisions/0009), the
@@ -82,7 +83,7 @@ FERRETDB_BUILD_KEY="$(
   {
     cat "$STACK_SRC"/ferretdb/patches/*.patch "$STACK_SRC"/ferretdb/go.mod "$STACK_SRC"/ferretdb/go.sum \
       "$STACK_SRC"/ferretdb/tools.go 2>/dev/null
-    echo "tags=$FERRETDB_TAGS cgo=1"
+    echo "tags=$FERRETDB_TAGS cgo=$FERRETDB_CGO"
   } | sha256sum | cut -c1-8
 )"
 # STACK_FERRETDB_BIN runs another build instead (test/bench/store-build.mjs: two builds alternating on
@@ -179,7 +180,7 @@ ensure_ferretdb() {
   cp "$STACK_SRC/ferretdb/go.mod" "$STACK_SRC/ferretdb/go.sum" "$STACK_SRC/ferretdb/tools.go" "$work/"
   (
     cd "$work"
-    export GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED=1
+    export GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED="$FERRETDB_CGO"
     src="$(go list -m -f '{{.Dir}}' github.com/FerretDB/FerretDB)" || exit 1
     [ -n "$src" ] || { go mod download github.com/FerretDB/FerretDB && src="$(go list -m -f '{{.Dir}}' github.com/FerretDB/FerretDB)"; } || exit 1
     cp -R "$src" "$work/ferretdb" && chmod -R u+w "$work/ferretdb"
