@@ -76,9 +76,11 @@ REGISTRY_HOME="$CACHE_DIR/apicurio-registry-$APICURIO_VERSION"
 # FerretDB's SQLite backend needs.
 FERRETDB_CGO=1
 FERRETDB_TAGS=sqlite_dbstat,sqlite_stat4
-# Everything the build reads from this repository is part of the binary's name, so a change to any of
-# it builds a new binary: our patches (deploy/local/stack/ferretdb/patches, docs/decisions/0009), the
-# build module (go.mod, go.sum, tools.go), the tags and cgo.
+# The build's inputs are part of the binary's name, so a change to any of them builds a new binary: our
+# patches (deploy/local/stack/ferretdb/patches, docs/decisions/0009), the build module (go.mod, go.sum,
+# tools.go), the tags and cgo. The steps of ensure_ferretdb below (the go build flags, the version files,
+# the tests it runs) are not: a change to those that alters the binary goes with a change to one of these
+# inputs (a patch, the build module), or every machine keeps the binary it has.
 FERRETDB_BUILD_KEY="$(
   {
     cat "$STACK_SRC"/ferretdb/patches/*.patch "$STACK_SRC"/ferretdb/go.mod "$STACK_SRC"/ferretdb/go.sum \

@@ -24,17 +24,17 @@ export function alternating(rounds, a = 'before', b = 'after') {
 /**
  * One closed-loop run of `root`'s services in a namespace of their own: warm-up (every callback awaited),
  * then `clients` clients posting EVALUATE imports with SANCTIONS and PEP for `seconds`, every callback
- * awaited. Returns accepted/s, end to end/s (accepted to the last callback), the cores per process, and
+ * awaited (`serviceEnv[service]`: a service's own settings). Returns accepted/s, end to end/s (accepted to the last callback), the cores per process, and
  * what the store (FerretDB) wrote and spent per customer.
  */
-export async function closedLoopRun({ label, index, root }) {
+export async function closedLoopRun({ label, index, root, serviceEnv = {} }) {
   const warmup = Number(process.env.BENCH_CLOSED_WARMUP_SECONDS ?? 30);
   const seconds = Number(process.env.BENCH_SINGLE_SECONDS ?? 20);
   const clients = Number(process.env.BENCH_SINGLE_CLIENTS ?? 32);
   const NS = `cl-${label}-${index}-${Date.now().toString(36)}`.slice(0, 40);
   const tok = await token();
   return inServiceNamespace(
-    { root, namespace: NS, services: SERVICES, eventTypes: DONE_TYPES },
+    { root, namespace: NS, services: SERVICES, eventTypes: DONE_TYPES, serviceEnv },
     async ({ recv, base }) => {
       const e2e = endToEnd(recv);
       let next = 0;
@@ -65,6 +65,8 @@ export async function closedLoopRun({ label, index, root }) {
       return {
         label,
         index,
+        warmUpCustomers: warm.size,
+        customers: accepted.size,
         acceptedPerSec: round(accepted.size / took, 1),
         endToEndPerSec: round(accepted.size / ((last - t0) / 1000), 1),
         storeKBPerCustomer: store('bytes', 1 / 1024),

@@ -11,7 +11,9 @@
 // `encrypted`), side by side with the ratio encrypted / plain; replaces only the privacy sections in both
 // files. BENCH_BACKLOG=2000 (default 20,000) shortens the decider and projector phases for a quick run.
 // `BENCH_BASELINE=<commit> npm run bench closed-loop`: the closed loop alone, the baseline's services and this
-// tree's alternating (test/bench/closed-loop.mjs), for changes smaller than one pipeline run's spread.
+// tree's alternating (test/bench/closed-loop.mjs), for changes smaller than one pipeline run's spread;
+// BENCH_SERVICE_ENV_AFTER='{"projector":{"PROJECTOR_FETCH_MIN_BYTES":"4194304"}}' gives the "after" runs
+// settings of their own (with BENCH_BASELINE=HEAD: one tree, two settings).
 // `npm run bench decider-restart` (RESTART_EVENTS, default here 1,000,000: the issue's restart target),
 // `npm run bench screening-restart` (the screening directory's fold at start, decisions 0068 and 0073),
 // `npm run bench index-cost` (what the communication-number index costs an insert, decision 0074),
@@ -422,8 +424,10 @@ if (process.argv[2] === 'offered') {
 
 if (process.argv[2] === 'closed-loop') {
   // `BENCH_BASELINE=<commit> npm run bench closed-loop`: the closed loop alone, the two trees alternating
-  // (test/bench/closed-loop.mjs); each run and the mean per tree.
+  // (test/bench/closed-loop.mjs); each run and the mean per tree. BENCH_SERVICE_ENV_AFTER (a JSON object:
+  // service name -> settings) applies to the "after" runs only, so `BENCH_BASELINE=HEAD` compares settings.
   const { alternating, closedLoopRun } = await import('./closed-loop.mjs');
+  const afterEnv = JSON.parse(process.env.BENCH_SERVICE_ENV_AFTER ?? '{}');
   const baseline = baselineTree(process.env.BENCH_BASELINE);
   if (!baseline) throw new Error('closed-loop compares two trees: set BENCH_BASELINE');
   process.env.CRS_SHARED_DATA ??= DATA;
@@ -432,7 +436,12 @@ if (process.argv[2] === 'closed-loop') {
   const before = loadNow();
   const runs = [];
   for (const [index, label] of order.entries()) {
-    const r = await closedLoopRun({ label, index, root: roots[label] });
+    const r = await closedLoopRun({
+      label,
+      index,
+      root: roots[label],
+      serviceEnv: label === 'after' ? afterEnv : {},
+    });
     runs.push(r);
     console.log(
       `  [${index + 1}/${order.length} ${label}] accepted ${r.acceptedPerSec}/s, end to end ${r.endToEndPerSec}/s; store per customer ${r.storeKBPerCustomer ?? '-'} KB written, ${r.storeCpuMsPerCustomer ?? '-'} ms of CPU; cores: ${r.cpu}`,
@@ -481,7 +490,7 @@ if (process.argv[2] === 'closed-loop') {
   }
   const change = sideBySide(measured, 'before', 'after');
   for (const line of change.lines) console.log(line);
-  const note = `Measured ${new Date().toISOString()} with \`BENCH_BASELINE=${process.env.BENCH_BASELINE} npm run bench closed-loop\` on ${machineText}, at ${rev(ROOT)}; before = ${rev(baseline)}: ${order.length} runs in the order ${order.join(', ')}, each in a fresh namespace (${process.env.BENCH_CLOSED_WARMUP_SECONDS ?? 30} s of warm-up, then ${process.env.BENCH_SINGLE_CLIENTS ?? 32} clients posting EVALUATE imports with SANCTIONS and PEP for ${process.env.BENCH_SINGLE_SECONDS ?? 20} s, every callback awaited; test/bench/closed-loop.mjs); ${benchPartitions()} partitions per topic. 1-minute load average ${before} → ${loadNow()}.`;
+  const note = `Measured ${new Date().toISOString()} with \`BENCH_BASELINE=${process.env.BENCH_BASELINE} npm run bench closed-loop\` on ${machineText}, at ${rev(ROOT)}; before = ${rev(baseline)}${Object.keys(afterEnv).length > 0 ? `; after with BENCH_SERVICE_ENV_AFTER=${JSON.stringify(afterEnv)}` : ''}: ${order.length} runs in the order ${order.join(', ')}, each in a fresh namespace (${process.env.BENCH_CLOSED_WARMUP_SECONDS ?? 30} s of warm-up, then ${process.env.BENCH_SINGLE_CLIENTS ?? 32} clients posting EVALUATE imports with SANCTIONS and PEP for ${process.env.BENCH_SINGLE_SECONDS ?? 20} s, every callback awaited; test/bench/closed-loop.mjs); ${benchPartitions()} partitions per topic. 1-minute load average ${before} → ${loadNow()}.`;
   const figures = [...measured, ...change.ratios];
   mergeIntoReports(figures, [
     { section: 'closed loop, trees alternating (issue 15)', note, figures, rows: change.rows },
