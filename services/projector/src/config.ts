@@ -7,12 +7,12 @@ const spec = {
   HEALTH_PORT: num({ default: 9102 }),
   CONSUMER_GROUP: str({ default: 'projector' }),
   PROJECTOR_FETCH_MIN_BYTES: num({
-    default: 262_144,
-    desc: "the projector's fetch.min.bytes (in place of KAFKA_FETCH_MIN_BYTES): the broker holds a fetch until this much of events is there or PROJECTOR_FETCH_MAX_WAIT_MS passed, so events arriving at light load are written together (decision 0060)",
+    default: 4_194_304,
+    desc: "the projector's fetch.min.bytes (in place of KAFKA_FETCH_MIN_BYTES): the broker holds a fetch until this much of events is there or PROJECTOR_FETCH_MAX_WAIT_MS passed, so events arriving within the wait are written together, a customer's in one write (decisions 0060, 0079)",
   }),
   PROJECTOR_FETCH_MAX_WAIT_MS: num({
     default: 250,
-    desc: "the projector's fetch.max.wait.ms (in place of KAFKA_FETCH_MAX_WAIT_MS): at light load the read models are up to this much later",
+    desc: "the projector's fetch.max.wait.ms (in place of KAFKA_FETCH_MAX_WAIT_MS): the read models are up to this much later, unless PROJECTOR_FETCH_MIN_BYTES of events arrive sooner",
   }),
 };
 

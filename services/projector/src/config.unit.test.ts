@@ -1,9 +1,9 @@
 import { loadProjectorConfig } from './config';
 
-/** The projector's fetch linger (docs/decisions/0060): its own settings, checked at start. */
+/** The projector's fetch linger (docs/decisions/0060, 0079): its own settings, checked at start. */
 describe('loadProjectorConfig', () => {
-  it('lingers by default: a fetch waits for 256 KiB of events or 250 ms', () => {
-    expect(loadProjectorConfig({}).projectorFetch).toEqual({ minBytes: 262_144, maxWaitTimeInMs: 250 });
+  it('lingers by default: a fetch waits for 4 MiB of events or 250 ms', () => {
+    expect(loadProjectorConfig({}).projectorFetch).toEqual({ minBytes: 4_194_304, maxWaitTimeInMs: 250 });
   });
 
   it('takes PROJECTOR_FETCH_* and not the KAFKA_FETCH_* every other service uses', () => {
