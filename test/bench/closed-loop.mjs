@@ -24,8 +24,8 @@ export function alternating(rounds, a = 'before', b = 'after') {
 /**
  * One closed-loop run of `root`'s services in a namespace of their own: warm-up (every callback awaited),
  * then `clients` clients posting EVALUATE imports with SANCTIONS and PEP for `seconds`, every callback
- * awaited (`serviceEnv[service]`: a service's own settings). Returns accepted/s, end to end/s (accepted to the last callback), the cores per process, and
- * what the store (FerretDB) wrote and spent per customer.
+ * awaited (`serviceEnv[service]`: a service's own settings). Returns accepted/s, end to end/s (accepted to the
+ * last callback), the cores per process, and what the store (FerretDB) wrote and spent per customer.
  */
 export async function closedLoopRun({ label, index, root, serviceEnv = {} }) {
   const warmup = Number(process.env.BENCH_CLOSED_WARMUP_SECONDS ?? 30);
@@ -65,8 +65,6 @@ export async function closedLoopRun({ label, index, root, serviceEnv = {} }) {
       return {
         label,
         index,
-        warmUpCustomers: warm.size,
-        customers: accepted.size,
         acceptedPerSec: round(accepted.size / took, 1),
         endToEndPerSec: round(accepted.size / ((last - t0) / 1000), 1),
         storeKBPerCustomer: store('bytes', 1 / 1024),
