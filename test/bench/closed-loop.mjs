@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { round } from './stats.mjs';
 import { token, waitUntil, inServiceNamespace } from './stack.mjs';
 import { DONE_TYPES, closedLoop, endToEnd, evaluateCustomer, withCpu } from './pipeline.mjs';
-import { ioSnapshot } from './cpu.mjs';
+import { brokerCompileSnapshot, brokerCompilingShare, ioSnapshot } from './cpu.mjs';
 import { post } from './http-client.mjs';
 
 const SERVICES = ['customer', 'projector', 'evaluation', 'screening', 'callback', 'ingress'];
@@ -25,7 +25,8 @@ export function alternating(rounds, a = 'before', b = 'after') {
  * One closed-loop run of `root`'s services in a namespace of their own: warm-up (every callback awaited),
  * then `clients` clients posting EVALUATE imports with SANCTIONS and PEP for `seconds`, every callback
  * awaited (`serviceEnv[service]`: a service's own settings). Returns accepted/s, end to end/s (accepted to the
- * last callback), the cores per process, and what the store (FerretDB) wrote and spent per customer.
+ * last callback), the cores per process, what the store (FerretDB) wrote and spent per customer, and the
+ * share of the broker's CPU its JIT compiler took meanwhile (above a few per cent: a cold broker).
  */
 export async function closedLoopRun({ label, index, root, serviceEnv = {} }) {
   const warmup = Number(process.env.BENCH_CLOSED_WARMUP_SECONDS ?? 30);
@@ -52,11 +53,13 @@ export async function closedLoopRun({ label, index, root, serviceEnv = {} }) {
       const accepted = new Map();
       const t0 = performance.now();
       const io0 = ioSnapshot();
+      const jit0 = brokerCompileSnapshot();
       const [took, cpu] = await withCpu(() => closedLoop(clients, seconds, () => send(accepted)));
       await allCalledBack(accepted, 'callbacks');
       // The store's work per customer, from the first request to the last callback: bytes it wrote (for
       // FerretDB on SQLite, its WAL and checkpoints) and its CPU. Steadier than the rates from run to run.
       const io1 = ioSnapshot();
+      const brokerCompiling = brokerCompilingShare(jit0, brokerCompileSnapshot());
       const store = (key, scale) =>
         io0.has('ferretdb') && io1.has('ferretdb')
           ? round(((io1.get('ferretdb')[key] - io0.get('ferretdb')[key]) * scale) / accepted.size, 2)
@@ -70,6 +73,7 @@ export async function closedLoopRun({ label, index, root, serviceEnv = {} }) {
         storeKBPerCustomer: store('bytes', 1 / 1024),
         storeCpuMsPerCustomer: store('cpu', 1000),
         cpu: cpu.breakdown,
+        brokerCompiling,
       };
     },
   );
