@@ -86,35 +86,36 @@ export function ioSnapshot() {
 }
 
 /**
- * The broker's CPU seconds so far, all threads and its JIT compiler threads (`C1/C2 CompilerThread`, from
- * /proc/<pid>/task): a freshly started broker spends about half its CPU compiling for its first five
+ * The broker's CPU seconds so far, the whole process's and its JIT compiler threads' (`C1/C2 CompilerThread`,
+ * from /proc/<pid>/task): a freshly started broker spends about half its CPU compiling for its first five
  * minutes of load (decision 0080), so a figure of the broker's taken then is a cold one. Undefined where
- * /proc or the broker is not there.
+ * /proc or the broker is not there. A compiler thread the JVM ends meanwhile (it starts and ends them as
+ * the work needs) drops out of `compiling`, so a share between two snapshots can read low, never high.
  */
 export function brokerCompileSnapshot() {
   const kafka = labelled().find(([name]) => name === 'kafka');
   if (!kafka) return undefined;
-  let cpu = 0;
+  const [, pid] = kafka;
   let compiling = 0;
   try {
-    for (const task of readdirSync(`/proc/${kafka[1]}/task`)) {
+    const cpu = cpuSeconds(pid);
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
       try {
-        const seconds = cpuSeconds(`${kafka[1]}/task/${task}`);
-        cpu += seconds;
-        if (/^C\d CompilerThre/.test(readFileSync(`/proc/${kafka[1]}/task/${task}/comm`, 'utf8')))
-          compiling += seconds;
+        if (/^C\d CompilerThre/.test(readFileSync(`/proc/${pid}/task/${task}/comm`, 'utf8')))
+          compiling += cpuSeconds(`${pid}/task/${task}`);
       } catch {
         // the thread ended meanwhile
       }
     }
+    return { pid, cpu, compiling };
   } catch {
     return undefined;
   }
-  return { pid: kafka[1], cpu, compiling };
 }
 
 /** The share of the broker's CPU that went to compiling between two snapshots (undefined if it restarted). */
 export function brokerCompilingShare(before, after) {
   if (!before || !after || before.pid !== after.pid || after.cpu <= before.cpu) return undefined;
-  return Math.round(((after.compiling - before.compiling) / (after.cpu - before.cpu)) * 100) / 100;
+  const share = Math.max(0, after.compiling - before.compiling) / (after.cpu - before.cpu);
+  return Math.round(Math.min(1, share) * 100) / 100;
 }
