@@ -61,9 +61,11 @@ case "$STORE" in
   *) printf 'error: STACK_STORE must be sqlite or postgresql, not %s\n' "$STORE" >&2 && exit 2 ;;
 esac
 SQLITE_SYNCHRONOUS="${STACK_SQLITE_SYNCHRONOUS:-normal}"
+# The broker's collector: parallel by default (decision 0080), or Kafka's own G1 settings.
 KAFKA_GC="${STACK_KAFKA_GC:-parallel}"
 case "$KAFKA_GC" in
-  parallel | g1) ;;
+  parallel) KAFKA_GC_OPTS=(-XX:+UseParallelGC) ;;
+  g1) KAFKA_GC_OPTS=(-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent) ;;
   *) printf 'error: STACK_KAFKA_GC must be parallel or g1, not %s\n' "$KAFKA_GC" >&2 && exit 2 ;;
 esac
 POSTGRESQL_PORT="${STACK_POSTGRESQL_PORT:-15432}"
@@ -307,13 +309,7 @@ prepare_kafka() {
 
 launch_kafka() {
   # C2 stays on: the broker carries the benchmark load, unlike the registry.
-  # The parallel collector by default: decision 0080 (Kafka's own G1 settings with STACK_KAFKA_GC=g1).
-  local gc
-  case "$KAFKA_GC" in
-    parallel) gc=(-XX:+UseParallelGC) ;;
-    g1) gc=(-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent) ;;
-  esac
-  spawn kafka java "$JAVA_MARKER" -Xms256m -Xmx768m "${gc[@]}" -Djava.awt.headless=true \
+  spawn kafka java "$JAVA_MARKER" -Xms256m -Xmx768m "${KAFKA_GC_OPTS[@]}" -Djava.awt.headless=true \
     -Dlog4j.configuration="file:$STACK_SRC/kafka/log4j.properties" \
     -cp "$KAFKA_HOME/libs/*" kafka.Kafka "$LOCAL/kafka/server.properties"
 }

@@ -424,6 +424,8 @@ if (process.argv[2] === 'offered') {
 
 /** Above this share of the broker's CPU in its JIT compiler, a closed-loop run's broker counts as cold. */
 const COLD_BROKER_COMPILING = 0.2;
+/** A share (0..1) as a whole per cent. */
+const percent = (share) => `${Math.round(share * 100)} %`;
 
 if (process.argv[2] === 'closed-loop') {
   // `BENCH_BASELINE=<commit> npm run bench closed-loop`: the closed loop alone, the two trees alternating
@@ -447,17 +449,15 @@ if (process.argv[2] === 'closed-loop') {
     });
     runs.push(r);
     console.log(
-      `  [${index + 1}/${order.length} ${label}] accepted ${r.acceptedPerSec}/s, end to end ${r.endToEndPerSec}/s; store per customer ${r.storeKBPerCustomer ?? '-'} KB written, ${r.storeCpuMsPerCustomer ?? '-'} ms of CPU; cores: ${r.cpu}${r.brokerCompiling === undefined ? '' : `; broker compiling ${Math.round(r.brokerCompiling * 100)} % of its CPU`}`,
+      `  [${index + 1}/${order.length} ${label}] accepted ${r.acceptedPerSec}/s, end to end ${r.endToEndPerSec}/s; store per customer ${r.storeKBPerCustomer ?? '-'} KB written, ${r.storeCpuMsPerCustomer ?? '-'} ms of CPU; cores: ${r.cpu}${r.brokerCompiling === undefined ? '' : `; broker compiling ${percent(r.brokerCompiling)} of its CPU`}`,
     );
   }
   // A broker that still compiles (its first minutes of load after a start, decision 0080) runs cold.
   const cold = runs
-    .map((r, i) => [i + 1, r.brokerCompiling])
-    .filter(([, share]) => share !== undefined && share > COLD_BROKER_COMPILING);
-  if (cold.length > 0)
-    console.log(
-      `  the broker was still compiling in runs ${cold.map(([i]) => i).join(', ')}: its figures there are cold`,
-    );
+    .map((r, i) => (r.brokerCompiling > COLD_BROKER_COMPILING ? i + 1 : undefined))
+    .filter((i) => i !== undefined)
+    .join(', ');
+  if (cold) console.log(`  the broker was still compiling in runs ${cold}: its figures there are cold`);
   const mean = (label, key, digits = 1) => {
     const of = runs.filter((r) => r.label === label).map((r) => r[key]);
     return of.some((v) => v === undefined)
@@ -501,7 +501,7 @@ if (process.argv[2] === 'closed-loop') {
   }
   const change = sideBySide(measured, 'before', 'after');
   for (const line of change.lines) console.log(line);
-  const note = `Measured ${new Date().toISOString()} with \`BENCH_BASELINE=${process.env.BENCH_BASELINE} npm run bench closed-loop\` on ${machineText}, at ${rev(ROOT)}; before = ${rev(baseline)}${Object.keys(afterEnv).length > 0 ? `; after with BENCH_SERVICE_ENV_AFTER=${JSON.stringify(afterEnv)}` : ''}: ${order.length} runs in the order ${order.join(', ')}, each in a fresh namespace (${process.env.BENCH_CLOSED_WARMUP_SECONDS ?? 30} s of warm-up, then ${process.env.BENCH_SINGLE_CLIENTS ?? 32} clients posting EVALUATE imports with SANCTIONS and PEP for ${process.env.BENCH_SINGLE_SECONDS ?? 20} s, every callback awaited; test/bench/closed-loop.mjs); ${benchPartitions()} partitions per topic. The broker's JIT compiler took ${runs.map((r) => (r.brokerCompiling === undefined ? '-' : `${Math.round(r.brokerCompiling * 100)} %`)).join(', ')} of its CPU in the runs${cold.length > 0 ? ` (cold in runs ${cold.map(([i]) => i).join(', ')}: warm the broker first, decision 0080)` : ''}. 1-minute load average ${before} → ${loadNow()}.`;
+  const note = `Measured ${new Date().toISOString()} with \`BENCH_BASELINE=${process.env.BENCH_BASELINE} npm run bench closed-loop\` on ${machineText}, at ${rev(ROOT)}; before = ${rev(baseline)}${Object.keys(afterEnv).length > 0 ? `; after with BENCH_SERVICE_ENV_AFTER=${JSON.stringify(afterEnv)}` : ''}: ${order.length} runs in the order ${order.join(', ')}, each in a fresh namespace (${process.env.BENCH_CLOSED_WARMUP_SECONDS ?? 30} s of warm-up, then ${process.env.BENCH_SINGLE_CLIENTS ?? 32} clients posting EVALUATE imports with SANCTIONS and PEP for ${process.env.BENCH_SINGLE_SECONDS ?? 20} s, every callback awaited; test/bench/closed-loop.mjs); ${benchPartitions()} partitions per topic. The broker's JIT compiler took ${runs.map((r) => (r.brokerCompiling === undefined ? '-' : percent(r.brokerCompiling))).join(', ')} of its CPU in the runs${cold ? ` (cold in runs ${cold}: warm the broker first, decision 0080)` : ''}. 1-minute load average ${before} → ${loadNow()}.`;
   const figures = [...measured, ...change.ratios];
   mergeIntoReports(figures, [
     { section: 'closed loop, trees alternating (issue 15)', note, figures, rows: change.rows },
