@@ -155,6 +155,18 @@ export class DeciderCore<
     return out;
   }
 
+  /**
+   * What an idle partition writes on its own (no batch under way, decision 0081): the snapshots of the
+   * states its busy transactions left behind, or none (no snapshots, none due). `committed` or `aborted`
+   * follows as for a batch.
+   */
+  idleOutputs(partition: number, readerPosition: bigint | undefined, lane = 0): OutgoingMessage[] {
+    if (!this.snapshots) return [];
+    const out = this.snapshots.outputs(partition, new Map(), this.states, readerPosition);
+    if (out.length > 0) this.staged.set(slot(lane, partition), new Map());
+    return out;
+  }
+
   /** The batch's transaction committed (or it emitted nothing): its decisions join `states`. */
   committed(partition: number, lane = 0): void {
     const key = slot(lane, partition);

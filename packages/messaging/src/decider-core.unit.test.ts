@@ -212,4 +212,37 @@ describe('the decider core', () => {
       ['aborted', 2],
     ]);
   });
+
+  it('hands an idle partition the snapshots left behind: no decision staged, none without a store', () => {
+    expect(core().idleOutputs(0, 7n)).toEqual([]);
+    const calls: unknown[][] = [];
+    let left = 2;
+    const store: StateSnapshotStore<Counter> = {
+      changed: () => undefined,
+      outputs: (partition, staged, _states, position) => {
+        calls.push(['outputs', partition, [...staged.keys()], position]);
+        return left-- > 0 ? [{ topic: 'snapshots', key: 'S', type: 'Snapshot', value: {} }] : [];
+      },
+      committed: (partition, _states, changed) => void calls.push(['committed', partition, [...changed]]),
+      aborted: (partition) => void calls.push(['aborted', partition]),
+    };
+    const c = core();
+    c.useSnapshots(store);
+    c.decideBatch([decision('a', 'S', 1)], 1);
+    c.committed(1);
+    expect(c.idleOutputs(1, 9n).map((m) => m.topic)).toEqual(['snapshots']);
+    c.committed(1);
+    expect(c.idleOutputs(1, 9n)).toEqual([]);
+    // The idle commit changed no state: the next batch decides against the committed one.
+    const [next] = values(c.decideBatch([decision('b', 'S', 2)], 1));
+    expect(next).toMatchObject({ streamVersion: 2 });
+    expect(calls).toEqual([
+      ['outputs', 1, ['S'], undefined],
+      ['committed', 1, ['S']],
+      ['outputs', 1, [], 9n],
+      ['committed', 1, []],
+      ['outputs', 1, [], 9n],
+      ['outputs', 1, ['S'], undefined],
+    ]);
+  });
 });

@@ -32,6 +32,14 @@ export interface TransactionalHandler<T> {
   beforePartition?(partition: number): Promise<void>;
   /** A message that cannot be decoded is skipped inside the transaction; this records why. */
   poison?(raw: KafkaMessage, partition: number, error: unknown): OutgoingMessage[];
+  /**
+   * Work a partition does while it is idle: asked when an owned partition has had no batch for `idleMs`
+   * (state snapshots its busy transactions left behind, decision 0081). The outputs commit in a
+   * transaction of their own, without input offsets, and `committed` (or `aborted`) follows as for a
+   * batch. Asked again at once while it returns outputs and no batch of the partition is waiting; a
+   * batch that arrives meanwhile waits for the transaction under way only.
+   */
+  idle?(partition: number): Promise<OutgoingMessage[]>;
 }
 
 export interface TransactionalProcessorOptions<T> {
@@ -64,6 +72,8 @@ export interface TransactionalProcessorOptions<T> {
    * is the floor). Heartbeats go every 3 s, also during `beforePartition`.
    */
   sessionTimeout?: number;
+  /** How long a partition goes without a batch before the handler's `idle` work is asked for (default 5 s). */
+  idleMs?: number;
 }
 
 /** Commands of a fetched batch decided in one transaction, at most (`maxMessagesPerTransaction`). */
@@ -71,6 +81,7 @@ export const DEFAULT_MAX_PER_TRANSACTION = 2000;
 const DEFAULT_PARTITIONS_CONCURRENTLY = 8;
 const CONCURRENT_TRANSACTION_ATTEMPTS = 20;
 const HEARTBEAT_INTERVAL_MS = 3000;
+const DEFAULT_IDLE_MS = 5000;
 
 /**
  * Awaits `work` (a partition's catch-up) while heartbeating the group. kafkajs heartbeats only between
@@ -135,6 +146,14 @@ export class TransactionalProcessor<T> {
   private readonly ready = new Set<number>();
   private assigned = false;
   private running = false;
+  /** Per partition: the batch or idle transaction under way (one at a time on a partition's producer). */
+  private readonly busy = new Map<number, Promise<void>>();
+  /** Partitions with a batch waiting for the idle transaction under way: idle work yields to them. */
+  private readonly waiting = new Set<number>();
+  /** Per partition: when its last batch ended. */
+  private readonly lastBatchAt = new Map<number, number>();
+  private idleTimer: NodeJS.Timeout | undefined;
+  private idleRun: Promise<void> | undefined;
 
   constructor(private readonly opts: TransactionalProcessorOptions<T>) {
     this.consumer = opts.kafka.consumer({
@@ -173,6 +192,7 @@ export class TransactionalProcessor<T> {
   async start(): Promise<void> {
     this.running = true;
     await this.run();
+    this.startIdleWork();
   }
 
   private async run(): Promise<void> {
@@ -193,107 +213,202 @@ export class TransactionalProcessor<T> {
       partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently ?? DEFAULT_PARTITIONS_CONCURRENTLY,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
         const partition = batch.partition;
-        const producer = await this.producerFor(partition);
-        if (!this.ready.has(partition)) {
-          if (opts.handler.beforePartition)
-            await heartbeatingWhile(
-              opts.handler.beforePartition(partition),
-              heartbeat,
-              HEARTBEAT_INTERVAL_MS / 3,
-            );
-          this.ready.add(partition);
+        // An idle transaction of the partition under way finishes first (it never rejects; the group
+        // hears from us meanwhile, as during a catch-up).
+        this.waiting.add(partition);
+        try {
+          const idle = this.busy.get(partition);
+          if (idle) await heartbeatingWhile(idle, heartbeat, HEARTBEAT_INTERVAL_MS / 3);
+        } finally {
+          this.waiting.delete(partition);
         }
-        /** The last offset of a chunk that emitted nothing and whose commit is still owed. */
-        let owed: string | undefined;
-        for (let i = 0; i < batch.messages.length; i += maxPerTxn) {
-          if (!isRunning() || isStale()) return;
-          const chunk = batch.messages.slice(i, i + maxPerTxn);
-          const last = chunk[chunk.length - 1]!.offset;
-          const started = process.hrtime.bigint();
-          const decoded: DecodedMessage<T>[] = [];
-          const outputs: OutgoingMessage[] = [];
-          for (const raw of chunk) {
-            const type = headerString(raw.headers as Record<string, unknown>, 'type');
-            // Ignored types are not decoded; a message without the header is decoded and handed over.
-            if (wanted && type !== undefined && !wanted.has(type)) continue;
-            try {
-              decoded.push({
-                topic: batch.topic,
-                partition,
-                offset: raw.offset,
-                key: raw.key?.toString('utf8') ?? '',
-                type: type ?? '',
-                value: await decode(raw.value ?? Buffer.alloc(0)),
-              });
-            } catch (err) {
-              // The code and kind only: a validation error may quote the payload (personal data).
-              opts.logger.error(
-                {
-                  code: (err as { code?: string }).code ?? 'MESSAGE_INVALID',
-                  error: (err as Error).name,
+        let release!: () => void;
+        const mine = new Promise<void>((resolve) => (release = resolve));
+        this.busy.set(partition, mine);
+        try {
+          const producer = await this.producerFor(partition);
+          if (!this.ready.has(partition)) {
+            if (opts.handler.beforePartition)
+              await heartbeatingWhile(
+                opts.handler.beforePartition(partition),
+                heartbeat,
+                HEARTBEAT_INTERVAL_MS / 3,
+              );
+            this.ready.add(partition);
+          }
+          /** The last offset of a chunk that emitted nothing and whose commit is still owed. */
+          let owed: string | undefined;
+          for (let i = 0; i < batch.messages.length; i += maxPerTxn) {
+            if (!isRunning() || isStale()) return;
+            const chunk = batch.messages.slice(i, i + maxPerTxn);
+            const last = chunk[chunk.length - 1]!.offset;
+            const started = process.hrtime.bigint();
+            const decoded: DecodedMessage<T>[] = [];
+            const outputs: OutgoingMessage[] = [];
+            for (const raw of chunk) {
+              const type = headerString(raw.headers as Record<string, unknown>, 'type');
+              // Ignored types are not decoded; a message without the header is decoded and handed over.
+              if (wanted && type !== undefined && !wanted.has(type)) continue;
+              try {
+                decoded.push({
+                  topic: batch.topic,
                   partition,
                   offset: raw.offset,
-                },
-                'undecodable message skipped',
+                  key: raw.key?.toString('utf8') ?? '',
+                  type: type ?? '',
+                  value: await decode(raw.value ?? Buffer.alloc(0)),
+                });
+              } catch (err) {
+                // The code and kind only: a validation error may quote the payload (personal data).
+                opts.logger.error(
+                  {
+                    code: (err as { code?: string }).code ?? 'MESSAGE_INVALID',
+                    error: (err as Error).name,
+                    partition,
+                    offset: raw.offset,
+                  },
+                  'undecodable message skipped',
+                );
+                outputs.push(...(opts.handler.poison?.(raw, partition, err) ?? []));
+              }
+            }
+            const processed = decoded.length > 0;
+            try {
+              if (processed) outputs.push(...(await opts.handler.process(decoded, partition)));
+              if (outputs.length > 0) {
+                await this.commitTransaction(producer, partition, outputs, maxBytesPerSend, {
+                  topic: batch.topic,
+                  last,
+                });
+                owed = undefined;
+                transactions.labels(batch.topic, opts.groupId, 'committed').inc();
+              } else {
+                owed = last;
+              }
+            } catch (err) {
+              if (processed) opts.handler.aborted?.(partition);
+              transactions.labels(batch.topic, opts.groupId, 'aborted').inc();
+              hist
+                .labels(batch.topic, opts.groupId, 'aborted')
+                .observe(Number(process.hrtime.bigint() - started) / 1e9);
+              throw err;
+            }
+            if (processed) opts.handler.committed?.(partition);
+            const seconds = Number(process.hrtime.bigint() - started) / 1e9 / Math.max(chunk.length, 1);
+            for (let k = 0; k < chunk.length; k++)
+              hist.labels(batch.topic, opts.groupId, 'ok').observe(seconds);
+            resolveOffset(last);
+            lag
+              .labels(batch.topic, String(partition), opts.groupId)
+              .set(Number(BigInt(batch.highWatermark) - BigInt(last) - 1n));
+            await heartbeat();
+          }
+          if (owed !== undefined && isRunning() && !isStale()) {
+            try {
+              await this.consumer.commitOffsets([
+                { topic: batch.topic, partition, offset: (BigInt(owed) + 1n).toString() },
+              ]);
+              transactions.labels(batch.topic, opts.groupId, 'offsets_only').inc();
+            } catch (err) {
+              // Nothing is lost: the next transaction of the partition covers these offsets, or whoever
+              // owns the partition next processes those messages again and they emit nothing again.
+              opts.logger.warn(
+                { code: (err as { type?: string }).type, partition, offset: owed },
+                'offsets of a batch without outputs not committed; left to the next commit',
               );
-              outputs.push(...(opts.handler.poison?.(raw, partition, err) ?? []));
             }
           }
-          const processed = decoded.length > 0;
-          try {
-            if (processed) outputs.push(...(await opts.handler.process(decoded, partition)));
-            if (outputs.length > 0) {
-              await this.commitTransaction(producer, outputs, batch.topic, partition, last, maxBytesPerSend);
-              owed = undefined;
-              transactions.labels(batch.topic, opts.groupId, 'committed').inc();
-            } else {
-              owed = last;
-            }
-          } catch (err) {
-            if (processed) opts.handler.aborted?.(partition);
-            transactions.labels(batch.topic, opts.groupId, 'aborted').inc();
-            hist
-              .labels(batch.topic, opts.groupId, 'aborted')
-              .observe(Number(process.hrtime.bigint() - started) / 1e9);
-            throw err;
-          }
-          if (processed) opts.handler.committed?.(partition);
-          const seconds = Number(process.hrtime.bigint() - started) / 1e9 / Math.max(chunk.length, 1);
-          for (let k = 0; k < chunk.length; k++)
-            hist.labels(batch.topic, opts.groupId, 'ok').observe(seconds);
-          resolveOffset(last);
-          lag
-            .labels(batch.topic, String(partition), opts.groupId)
-            .set(Number(BigInt(batch.highWatermark) - BigInt(last) - 1n));
-          await heartbeat();
-        }
-        if (owed !== undefined && isRunning() && !isStale()) {
-          try {
-            await this.consumer.commitOffsets([
-              { topic: batch.topic, partition, offset: (BigInt(owed) + 1n).toString() },
-            ]);
-            transactions.labels(batch.topic, opts.groupId, 'offsets_only').inc();
-          } catch (err) {
-            // Nothing is lost: the next transaction of the partition covers these offsets, or whoever
-            // owns the partition next processes those messages again and they emit nothing again.
-            opts.logger.warn(
-              { code: (err as { type?: string }).type, partition, offset: owed },
-              'offsets of a batch without outputs not committed; left to the next commit',
-            );
-          }
+        } finally {
+          this.lastBatchAt.set(partition, Date.now());
+          if (this.busy.get(partition) === mine) this.busy.delete(partition);
+          release();
         }
       },
     });
   }
 
-  /** Outputs and the consumed offsets up to `last` in one transaction. */
+  /** Asks the handler for its idle work now and then (`idleMs` / 2), one round at a time. */
+  private startIdleWork(): void {
+    if (!this.opts.handler.idle || this.idleTimer) return;
+    const idleMs = this.opts.idleMs ?? DEFAULT_IDLE_MS;
+    this.idleTimer = setInterval(
+      () => {
+        this.idleRun ??= this.idleWork(idleMs).finally(() => (this.idleRun = undefined));
+      },
+      Math.max(50, Math.floor(idleMs / 2)),
+    );
+    this.idleTimer.unref();
+  }
+
+  /**
+   * Every owned partition (caught up since the last group join, its producer connected) without a batch
+   * for `idleMs`: the handler's idle outputs in transactions of their own while it has some and no batch
+   * of the partition waits.
+   */
+  private async idleWork(idleMs: number): Promise<void> {
+    for (const partition of [...this.ready]) {
+      while (
+        this.running &&
+        this.ready.has(partition) &&
+        !this.busy.has(partition) &&
+        !this.waiting.has(partition) &&
+        Date.now() - (this.lastBatchAt.get(partition) ?? 0) >= idleMs
+      ) {
+        const producer = this.producers.get(partition);
+        if (!producer) break;
+        let release!: () => void;
+        const mine = new Promise<void>((resolve) => (release = resolve));
+        this.busy.set(partition, mine);
+        let wrote: boolean;
+        try {
+          wrote = await this.idleTransaction(producer, partition);
+        } finally {
+          if (this.busy.get(partition) === mine) this.busy.delete(partition);
+          release();
+        }
+        if (!wrote) break;
+      }
+    }
+  }
+
+  /** One transaction of idle outputs; whether it wrote any. A failure is logged and left to the next round. */
+  private async idleTransaction(producer: Producer, partition: number): Promise<boolean> {
+    const { opts } = this;
+    const transactions = transactionsCounter(opts.metrics);
+    let outputs: OutgoingMessage[] = [];
+    try {
+      outputs = await opts.handler.idle!(partition);
+      if (outputs.length === 0) return false;
+      await this.commitTransaction(
+        producer,
+        partition,
+        outputs,
+        opts.maxBytesPerSend ?? DEFAULT_MAX_BYTES_PER_SEND,
+      );
+    } catch (err) {
+      if (outputs.length > 0) opts.handler.aborted?.(partition);
+      transactions.labels(opts.topic, opts.groupId, 'aborted').inc();
+      opts.logger.warn(
+        {
+          code: (err as { type?: string; code?: string }).type ?? (err as { code?: string }).code,
+          partition,
+        },
+        'idle transaction not committed; its work waits for a later one',
+      );
+      return false;
+    }
+    opts.handler.committed?.(partition);
+    transactions.labels(opts.topic, opts.groupId, 'idle').inc();
+    return true;
+  }
+
+  /** Outputs and the consumed offsets up to `offsets.last` (if any: idle work has none) in one transaction. */
   private async commitTransaction(
     producer: Producer,
-    outputs: OutgoingMessage[],
-    topic: string,
     partition: number,
-    last: string,
+    outputs: OutgoingMessage[],
     maxBytesPerSend: number,
+    offsets?: { topic: string; last: string },
   ): Promise<void> {
     const { opts } = this;
     // Encoded (and validated) before the transaction opens: a bad output aborts nothing.
@@ -315,10 +430,16 @@ export class TransactionalProcessor<T> {
         for (const topicMessages of produceSlices(byTopic, maxBytesPerSend)) {
           await txn.sendBatch({ acks: -1, topicMessages });
         }
-        await txn.sendOffsets({
-          consumerGroupId: opts.groupId,
-          topics: [{ topic, partitions: [{ partition, offset: (BigInt(last) + 1n).toString() }] }],
-        });
+        if (offsets)
+          await txn.sendOffsets({
+            consumerGroupId: opts.groupId,
+            topics: [
+              {
+                topic: offsets.topic,
+                partitions: [{ partition, offset: (BigInt(offsets.last) + 1n).toString() }],
+              },
+            ],
+          });
         committing = true;
         await txn.commit();
         return;
@@ -364,7 +485,10 @@ export class TransactionalProcessor<T> {
 
   async stop(): Promise<void> {
     this.running = false;
+    clearInterval(this.idleTimer);
+    this.idleTimer = undefined;
     await this.consumer.disconnect().catch(() => undefined);
+    await this.idleRun;
     await this.dropProducers();
   }
 

@@ -85,6 +85,8 @@ export function buildCustomerService(
                   snapshots = restored?.store;
                   return restored;
                 },
+                // A partition without commands for an interval writes what its busy transactions left.
+                idleSnapshotMs: config.SNAPSHOT_INTERVAL_MS,
               }
             : {}),
         });

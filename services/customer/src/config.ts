@@ -11,7 +11,7 @@ export const customerConfigSpec = {
   }),
   SNAPSHOT_INTERVAL_MS: num({
     default: 5000,
-    desc: 'least time between two decider transactions of a partition that write state snapshots',
+    desc: 'least time between two decider transactions of a partition that write state snapshots; a partition without commands this long writes the snapshots left behind (decision 0081)',
   }),
   SNAPSHOT_MAX_PER_TRANSACTION: num({
     default: 2000,
