@@ -152,7 +152,7 @@ export class DeciderShell<
           },
           beforePartition: async (partition) => reader.waitUntilCaughtUp([partition]),
           // The snapshots busy transactions left behind, written while the partition is idle (decision
-          // 0081): by the first input's processor, which owns the partition's first transactional id.
+          // 0081), by the first input's processor only (with several inputs, under the decision lock).
           ...(restored && lane === 0
             ? {
                 idle: async (partition: number) => {

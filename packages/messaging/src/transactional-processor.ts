@@ -222,9 +222,7 @@ export class TransactionalProcessor<T> {
         } finally {
           this.waiting.delete(partition);
         }
-        let release!: () => void;
-        const mine = new Promise<void>((resolve) => (release = resolve));
-        this.busy.set(partition, mine);
+        const release = this.claim(partition);
         try {
           const producer = await this.producerFor(partition);
           if (!this.ready.has(partition)) {
@@ -320,11 +318,21 @@ export class TransactionalProcessor<T> {
           }
         } finally {
           this.lastBatchAt.set(partition, Date.now());
-          if (this.busy.get(partition) === mine) this.busy.delete(partition);
           release();
         }
       },
     });
+  }
+
+  /** Marks the partition busy (a batch or an idle transaction under way); the returned call ends it. */
+  private claim(partition: number): () => void {
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    this.busy.set(partition, mine);
+    return () => {
+      if (this.busy.get(partition) === mine) this.busy.delete(partition);
+      release();
+    };
   }
 
   /** Asks the handler for its idle work now and then (`idleMs` / 2), one round at a time. */
@@ -356,14 +364,11 @@ export class TransactionalProcessor<T> {
       ) {
         const producer = this.producers.get(partition);
         if (!producer) break;
-        let release!: () => void;
-        const mine = new Promise<void>((resolve) => (release = resolve));
-        this.busy.set(partition, mine);
+        const release = this.claim(partition);
         let wrote: boolean;
         try {
           wrote = await this.idleTransaction(producer, partition);
         } finally {
-          if (this.busy.get(partition) === mine) this.busy.delete(partition);
           release();
         }
         if (!wrote) break;
