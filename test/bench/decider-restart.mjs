@@ -16,7 +16,7 @@
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
-import { stackEnv, waitUntil } from './stack.mjs';
+import { serviceMetric, stackEnv, waitUntil } from './stack.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
@@ -112,12 +112,6 @@ async function timedStart(snapshots, extra) {
   return { s, seconds: (performance.now() - started) / 1000 };
 }
 
-const metric = async (s, name) => {
-  const text = await (await fetch(`http://127.0.0.1:${s.healthPort()}/metrics`)).text();
-  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text);
-  return m ? Number(m[1]) : NaN;
-};
-
 /** n commands: n/4 customers imported 4 times each, in rounds (as an import, then its reactors' answers). */
 async function sendCommands(n, tag) {
   const messages = [];
@@ -171,7 +165,7 @@ try {
   console.log(`2. restart, snapshots on, none yet: ${r.seconds.toFixed(1)} s; writing the snapshots...`);
   const bootstrap = performance.now();
   let round = 0;
-  while ((await metric(r.s, 'state_snapshot_backlog')) > 0) {
+  while ((await serviceMetric(r.s.healthPort(), 'state_snapshot_backlog')) > 0) {
     if (performance.now() - bootstrap > 180000) throw new Error('snapshots not all written in 180 s');
     await sendCommands(4 * PARTITIONS, `boot${++round}-`);
     await new Promise((res) => setTimeout(res, 200));

@@ -217,6 +217,13 @@ export async function useFerretdbBuild(root, bin) {
   return readlinkSync(`/proc/${pid}/exe`);
 }
 
+/** A metric's value on a service's health port (`/metrics`, labels ignored); NaN when it reports none. */
+export async function serviceMetric(port, name) {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : NaN;
+}
+
 /** Records in a topic: end minus start over its partitions. */
 export async function topicSize(kafka, topic) {
   const admin = kafka.admin();
@@ -343,13 +350,6 @@ export async function benchStack({
   const topics = { commands: `${NS}.crs.customer.commands.v1`, events: `${NS}.crs.customer.events.v1` };
   const groups = { decider: `${NS}.customer-decider`, projector: `${NS}.projector` };
   const partitions = Number(clusterEnv.TOPIC_PARTITIONS);
-  /** The decider's changed states without a snapshot yet (its `state_snapshot_backlog` gauge). */
-  async function snapshotBacklog() {
-    const text = await (await fetch(`http://127.0.0.1:${launcher.portOf('customer', NS)}/metrics`)).text();
-    const m = /^state_snapshot_backlog(?:\{[^}]*\})? (\S+)/m.exec(text);
-    if (!m) throw new Error('the customer service reports no state_snapshot_backlog');
-    return Number(m[1]);
-  }
   /** Waits until every queued command is decided and every event projected. */
   async function drained(what, timeoutMs) {
     await waitUntil(
@@ -393,7 +393,11 @@ export async function benchStack({
     // The phases measure a settled store of this size: the decider's state snapshots the preload's busy
     // transactions left behind are written first (while idle, decision 0081), not by the phase's commands.
     await waitUntil(
-      async () => (await snapshotBacklog()) === 0,
+      async () => {
+        const backlog = await serviceMetric(launcher.portOf('customer', NS), 'state_snapshot_backlog');
+        if (Number.isNaN(backlog)) throw new Error('the customer service reports no state_snapshot_backlog');
+        return backlog === 0;
+      },
       600_000,
       'the preload state snapshots written',
     );

@@ -201,7 +201,6 @@ export class TransactionalProcessor<T> {
     const lag = consumerLagGauge(opts.metrics);
     const transactions = transactionsCounter(opts.metrics);
     const maxPerTxn = opts.maxMessagesPerTransaction ?? DEFAULT_MAX_PER_TRANSACTION;
-    const maxBytesPerSend = opts.maxBytesPerSend ?? DEFAULT_MAX_BYTES_PER_SEND;
     const wanted = opts.handler.types ? new Set(opts.handler.types) : undefined;
     const decode = (buffer: Buffer): Promise<T> =>
       opts.validate ? opts.serde.decodeValidated<T>(buffer) : opts.serde.decode<T>(buffer);
@@ -274,7 +273,7 @@ export class TransactionalProcessor<T> {
             try {
               if (processed) outputs.push(...(await opts.handler.process(decoded, partition)));
               if (outputs.length > 0) {
-                await this.commitTransaction(producer, partition, outputs, maxBytesPerSend, {
+                await this.commitTransaction(producer, partition, outputs, {
                   topic: batch.topic,
                   last,
                 });
@@ -384,12 +383,7 @@ export class TransactionalProcessor<T> {
     try {
       outputs = await opts.handler.idle!(partition);
       if (outputs.length === 0) return false;
-      await this.commitTransaction(
-        producer,
-        partition,
-        outputs,
-        opts.maxBytesPerSend ?? DEFAULT_MAX_BYTES_PER_SEND,
-      );
+      await this.commitTransaction(producer, partition, outputs);
     } catch (err) {
       if (outputs.length > 0) opts.handler.aborted?.(partition);
       transactions.labels(opts.topic, opts.groupId, 'aborted').inc();
@@ -412,10 +406,10 @@ export class TransactionalProcessor<T> {
     producer: Producer,
     partition: number,
     outputs: OutgoingMessage[],
-    maxBytesPerSend: number,
     offsets?: { topic: string; last: string },
   ): Promise<void> {
     const { opts } = this;
+    const maxBytesPerSend = opts.maxBytesPerSend ?? DEFAULT_MAX_BYTES_PER_SEND;
     // Encoded (and validated) before the transaction opens: a bad output aborts nothing.
     const byTopic = new Map<string, EncodedMessage[]>();
     for (const m of outputs) {
