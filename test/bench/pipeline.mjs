@@ -11,7 +11,8 @@
 //     projector and callback;
 //   - latency at an offered rate: an open-loop load at half the measured end-to-end rate (at most 500/s,
 //     the issue's figure) for BENCH_OFFERED_SECONDS: accept-to-callback p50/p99 and whether the backlog
-//     (commands not decided, events not projected) grew;
+//     (commands not decided, events not projected) grew, and the p50/p99 of each stage of that time, read from
+//     the records' own timestamps (offeredStages: the decider, evaluation, screening, the callback service);
 //   - decider and projector on a backlog (limit: raw consume-transform-produce in one transaction per
 //     fetched batch; raw unordered bulk upsert of the store), each timed alone (evaluation, screening and
 //     the callback service stopped until both are done), and the replay.
@@ -99,6 +100,94 @@ async function markerTolerantLag(admin, group, topic) {
     if (l > 0n) lag += l;
   }
   return lag;
+}
+
+/**
+ * Where each offered customer's time went, read from the records themselves (headers, keys and timestamps;
+ * nothing decoded): the customer events and commands from `from` (the topics' ends when the offered load
+ * began) to their ends now, each record's timestamp being when its producer made it. Per customer: the
+ * accept (the ingress's answer) to its first event (the decider), that to RiskAssessed (evaluation and the
+ * decider), ScreeningRequested to the last screening result command (the screening service, including
+ * waiting for its turn), that command to the last ScreeningCompleted (the decider), and the last event to
+ * the last callback's arrival (the callback service). The bench's customers carry one id as communication
+ * number and customer id, so a record's key (`<unit>:<customerExtId>`) names the accepted request. Returns
+ * the stages as [name, durations in ms] pairs, and how many partitions were not read to their end within a
+ * minute (0 when complete).
+ */
+async function offeredStages(kafka, admin, topics, from, accepted, doneAt) {
+  const seen = new Map(); // customerExtId -> [[type, timestamp]]
+  const ends = new Map();
+  for (const topic of [topics.events, topics.commands])
+    for (const o of await admin.fetchTopicOffsets(topic)) ends.set(`${topic}/${o.partition}`, BigInt(o.high));
+  const left = new Set([...ends].filter(([k, end]) => end > (from.get(k) ?? 0n)).map(([k]) => k));
+  const consumer = kafka.consumer({
+    groupId: `bench-stages-${Date.now().toString(36)}`,
+    readUncommitted: false,
+  });
+  await consumer.connect();
+  await consumer.subscribe({ topics: [topics.events, topics.commands], fromBeginning: true });
+  const origin = performance.timeOrigin;
+  let finished;
+  const done = new Promise((resolve) => (finished = resolve));
+  const note = (topic, partition, next) => {
+    const k = `${topic}/${partition}`;
+    // A read_committed consumer stays up to a commit marker short of the end.
+    if (left.has(k) && next + 2n >= ends.get(k)) left.delete(k);
+    if (left.size === 0) finished();
+  };
+  const running = consumer.run({
+    eachBatch: async ({ batch }) => {
+      for (const m of batch.messages) {
+        const key = m.key?.toString() ?? '';
+        const ext = key.slice(key.indexOf(':') + 1);
+        if (!accepted.has(ext)) continue;
+        const type = m.headers?.type?.toString();
+        const list = seen.get(ext) ?? [];
+        list.push([batch.topic === topics.commands ? `command:${type}` : type, Number(m.timestamp) - origin]);
+        seen.set(ext, list);
+      }
+      note(batch.topic, batch.partition, BigInt(batch.lastOffset()) + 1n);
+    },
+  });
+  // Seeks made right after run() apply before its first fetch (as StreamReader's).
+  for (const [k, offset] of from) {
+    const [topic, partition] = [k.slice(0, k.lastIndexOf('/')), Number(k.slice(k.lastIndexOf('/') + 1))];
+    consumer.seek({ topic, partition, offset: offset.toString() });
+  }
+  await running;
+  if (left.size === 0) finished();
+  await Promise.race([done, new Promise((r) => setTimeout(r, 60000))]);
+  await consumer.disconnect();
+  const stages = {
+    'accept to decided': [],
+    'decided to assessed': [],
+    'screening requested to its results': [],
+    'screening results to screened': [],
+    'last event to callback': [],
+  };
+  const at = (list, type, pick) => {
+    const t = list.filter(([ty]) => ty === type).map(([, ts]) => ts);
+    return t.length > 0 ? pick(...t) : undefined;
+  };
+  for (const [ext, list] of seen) {
+    const acceptedAt = accepted.get(ext);
+    const callbackAt = doneAt(ext);
+    const events = list.filter(([ty]) => !ty.startsWith('command:')).map(([, ts]) => ts);
+    if (events.length === 0 || callbackAt === undefined) continue;
+    const decided = Math.min(...events);
+    const assessed = at(list, 'RiskAssessed', Math.min);
+    const requested = at(list, 'ScreeningRequested', Math.min);
+    const results = at(list, 'command:RecordScreeningResult', Math.max);
+    const screened = at(list, 'ScreeningCompleted', Math.max);
+    stages['accept to decided'].push(decided - acceptedAt);
+    if (assessed !== undefined) stages['decided to assessed'].push(assessed - decided);
+    if (requested !== undefined && results !== undefined)
+      stages['screening requested to its results'].push(results - requested);
+    if (results !== undefined && screened !== undefined)
+      stages['screening results to screened'].push(screened - results);
+    stages['last event to callback'].push(callbackAt - Math.max(...events));
+  }
+  return { stages: Object.entries(stages), unread: left.size };
 }
 
 /**
@@ -415,6 +504,11 @@ export async function benchPipeline({
     // pipeline.
     await quiet('before the offered load').catch((e) => log(`  ${e.message}`));
     const rate = Math.max(1, Math.min(500, Math.floor(e2eRate / 2)));
+    // Where the offered load's records begin, for the stages below.
+    const offeredFrom = new Map();
+    for (const topic of [topics.events, topics.commands])
+      for (const o of await admin.fetchTopicOffsets(topic))
+        offeredFrom.set(`${topic}/${o.partition}`, BigInt(o.high));
     const offered = new Map();
     const olat = [];
     const backlogAt = [];
@@ -457,6 +551,16 @@ export async function benchPipeline({
     const toCallback = summarize(
       [...offered].filter(([c]) => e2e.doneAt(c) !== undefined).map(([c, t]) => e2e.doneAt(c) - t),
     );
+    // Each stage's share of the accept-to-callback time, from the records' own timestamps.
+    const { stages, unread } = await offeredStages(kafka, admin, topics, offeredFrom, offered, e2e.doneAt);
+    if (unread > 0) log(`  offered stages: ${unread} partitions not read to their end within a minute`);
+    for (const [stage, ms] of stages) {
+      if (ms.length === 0) continue;
+      const st = summarize(ms);
+      const name = stage.replace(/ /g, '_');
+      push(`offered.stage.${name}_p50`, st.p50, `ms (${stage}, ${ms.length} customers)`);
+      push(`offered.stage.${name}_p99`, st.p99, `ms (${stage})`);
+    }
     push('offered.rate', rate, 'customers/s offered');
     push('offered.accepted_per_sec', offeredAccepted, 'req/s');
     push('offered.accept_to_callback_p50', toCallback.p50, 'ms');
