@@ -102,9 +102,18 @@ async function markerTolerantLag(admin, group, topic) {
   return lag;
 }
 
+/** The end offset of every partition of `topicNames`, by `<topic>/<partition>`: { topic, partition, high }. */
+async function partitionEnds(admin, topicNames) {
+  const ends = new Map();
+  for (const topic of topicNames)
+    for (const o of await admin.fetchTopicOffsets(topic))
+      ends.set(`${topic}/${o.partition}`, { topic, partition: o.partition, high: BigInt(o.high) });
+  return ends;
+}
+
 /**
  * Where each offered customer's time went, read from the records themselves (headers, keys and timestamps;
- * nothing decoded): the customer events and commands from `from` (the topics' ends when the offered load
+ * nothing decoded): the customer events and commands from `from` (`partitionEnds` when the offered load
  * began) to their ends now, each record's timestamp being when its producer made it. Per customer: the
  * accept (the ingress's answer) to its first event (the decider), that to RiskAssessed (evaluation and the
  * decider), ScreeningRequested to the last screening result command (the screening service, including
@@ -116,10 +125,8 @@ async function markerTolerantLag(admin, group, topic) {
  */
 async function offeredStages(kafka, admin, topics, from, accepted, doneAt) {
   const seen = new Map(); // customerExtId -> [[type, timestamp]]
-  const ends = new Map();
-  for (const topic of [topics.events, topics.commands])
-    for (const o of await admin.fetchTopicOffsets(topic)) ends.set(`${topic}/${o.partition}`, BigInt(o.high));
-  const left = new Set([...ends].filter(([k, end]) => end > (from.get(k) ?? 0n)).map(([k]) => k));
+  const ends = await partitionEnds(admin, [topics.events, topics.commands]);
+  const left = new Set([...ends].filter(([k, end]) => end.high > (from.get(k)?.high ?? 0n)).map(([k]) => k));
   const consumer = kafka.consumer({
     groupId: `bench-stages-${Date.now().toString(36)}`,
     readUncommitted: false,
@@ -132,7 +139,7 @@ async function offeredStages(kafka, admin, topics, from, accepted, doneAt) {
   const note = (topic, partition, next) => {
     const k = `${topic}/${partition}`;
     // A read_committed consumer stays up to a commit marker short of the end.
-    if (left.has(k) && next + 2n >= ends.get(k)) left.delete(k);
+    if (left.has(k) && next + 2n >= ends.get(k).high) left.delete(k);
     if (left.size === 0) finished();
   };
   const running = consumer.run({
@@ -150,13 +157,13 @@ async function offeredStages(kafka, admin, topics, from, accepted, doneAt) {
     },
   });
   // Seeks made right after run() apply before its first fetch (as StreamReader's).
-  for (const [k, offset] of from) {
-    const [topic, partition] = [k.slice(0, k.lastIndexOf('/')), Number(k.slice(k.lastIndexOf('/') + 1))];
-    consumer.seek({ topic, partition, offset: offset.toString() });
-  }
+  for (const { topic, partition, high } of from.values())
+    consumer.seek({ topic, partition, offset: high.toString() });
   await running;
   if (left.size === 0) finished();
-  await Promise.race([done, new Promise((r) => setTimeout(r, 60000))]);
+  let timer;
+  await Promise.race([done, new Promise((r) => (timer = setTimeout(r, 60000)))]);
+  clearTimeout(timer);
   await consumer.disconnect();
   const stages = {
     'accept to decided': [],
@@ -505,10 +512,7 @@ export async function benchPipeline({
     await quiet('before the offered load').catch((e) => log(`  ${e.message}`));
     const rate = Math.max(1, Math.min(500, Math.floor(e2eRate / 2)));
     // Where the offered load's records begin, for the stages below.
-    const offeredFrom = new Map();
-    for (const topic of [topics.events, topics.commands])
-      for (const o of await admin.fetchTopicOffsets(topic))
-        offeredFrom.set(`${topic}/${o.partition}`, BigInt(o.high));
+    const offeredFrom = await partitionEnds(admin, [topics.events, topics.commands]);
     const offered = new Map();
     const olat = [];
     const backlogAt = [];
