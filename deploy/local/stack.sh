@@ -308,7 +308,9 @@ prepare_kafka() {
 }
 
 launch_kafka() {
-  # C2 stays on: the broker carries the benchmark load, unlike the registry.
+  # C2 stays on: the broker carries the benchmark load, unlike the registry. Measured (docs/performance.md,
+  # the fortieth stop's run): C1 only saves the compiler's first minute and then costs the broker 60-90 %
+  # more CPU for as long as it runs.
   spawn kafka java "$JAVA_MARKER" -Xms256m -Xmx768m "${KAFKA_GC_OPTS[@]}" -Djava.awt.headless=true \
     -Dlog4j.configuration="file:$STACK_SRC/kafka/log4j.properties" \
     -cp "$KAFKA_HOME/libs/*" kafka.Kafka "$LOCAL/kafka/server.properties"
