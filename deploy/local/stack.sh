@@ -23,6 +23,10 @@
 #   STACK_SQLITE_SYNCHRONOUS (normal) | full    SQLite's synchronous pragma (WAL: normal survives a
 #                               crash of FerretDB, only a power loss may drop the last commits)
 #   STACK_FERRETDB_GOGC (400)   Go's GOGC for FerretDB (its collector's pace: decision 0033)
+#   STACK_FERRETDB_UNIX (1) | 0 FerretDB also listens on a Unix socket, .local/ferretdb/ferretdb.sock, and
+#                               stack.env's MONGODB_URI names it: the services reach the store without
+#                               loopback TCP (decision 0082). 0, or a path too long for a socket: TCP only.
+#                               The TCP port stays open either way (mongosh, tools).
 #   STACK_FERRETDB_BIN          a FerretDB binary to run instead of the one built from our patches
 #   STACK_POSTGRESQL_BIN        directory with initdb and postgres (default: /usr/lib/postgresql/15/bin
 #                               if installed, else Debian's postgresql-15 unpacked into the cache,
@@ -78,6 +82,13 @@ if [ "$STORE" = postgresql ]; then COMPONENTS=(kafka registry postgresql ferretd
 # without its pid file, and a recycled pid is never mistaken for ours.
 JAVA_MARKER="-Dcrs.stack.home=$LOCAL"
 FERRETDB_STATE_DIR="$LOCAL/ferretdb/state"
+# Decision 0082. A socket path is at most 107 bytes on Linux; a checkout that deep keeps TCP.
+FERRETDB_SOCKET="$LOCAL/ferretdb/ferretdb.sock"
+case "${STACK_FERRETDB_UNIX:-1}" in
+  1) [ "${#FERRETDB_SOCKET}" -le 100 ] || FERRETDB_SOCKET="" ;;
+  0) FERRETDB_SOCKET="" ;;
+  *) printf 'error: STACK_FERRETDB_UNIX must be 1 or 0, not %s\n' "$STACK_FERRETDB_UNIX" >&2 && exit 2 ;;
+esac
 
 KAFKA_HOME="$CACHE_DIR/kafka-$KAFKA_VERSION"
 REGISTRY_HOME="$CACHE_DIR/apicurio-registry-$APICURIO_VERSION"
@@ -355,8 +366,15 @@ launch_ferretdb() {
   # GOGC: FerretDB allocates a document tree per document it reads or writes, and with Go's default
   # (100) its collector took about a fifth of its CPU under the pipeline bench (decision 0033). Its live
   # heap is tens of MB, so letting it grow to five times that before a collection costs little memory.
+  # The services' connections go through the Unix socket (decision 0082); a socket file left by a killed
+  # FerretDB would make its bind fail, and nothing else listens there while it is down.
+  local unix=()
+  if [ -n "$FERRETDB_SOCKET" ]; then
+    rm -f "$FERRETDB_SOCKET"
+    unix=(--listen-unix="$FERRETDB_SOCKET")
+  fi
   GOGC="${STACK_FERRETDB_GOGC:-400}" spawn ferretdb "$FERRETDB_BIN" "${backend[@]}" \
-    --state-dir="$FERRETDB_STATE_DIR" --listen-addr="$HOST:$FERRETDB_PORT" \
+    --state-dir="$FERRETDB_STATE_DIR" --listen-addr="$HOST:$FERRETDB_PORT" "${unix[@]}" \
     --debug-addr="$HOST:$FERRETDB_DEBUG_PORT" --telemetry=disable --log-format=text
 }
 
@@ -566,7 +584,12 @@ kill_component() {
 env_lines() {
   echo "KAFKA_BROKERS=$HOST:$KAFKA_PORT"
   echo "SCHEMA_REGISTRY_URL=http://$HOST:$REGISTRY_PORT/apis/ccompat/v7"
-  echo "MONGODB_URI=mongodb://$HOST:$FERRETDB_PORT/"
+  # The socket only when the running FerretDB has it (one started before decision 0082 listens on TCP only).
+  if [ -n "$FERRETDB_SOCKET" ] && [ -S "$FERRETDB_SOCKET" ]; then
+    echo "MONGODB_URI=mongodb://$(node -e 'process.stdout.write(encodeURIComponent(process.argv[1]))' "$FERRETDB_SOCKET")/"
+  else
+    echo "MONGODB_URI=mongodb://$HOST:$FERRETDB_PORT/"
+  fi
 }
 
 write_env_file() {

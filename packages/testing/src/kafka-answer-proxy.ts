@@ -73,7 +73,11 @@ export class KafkaAnswerProxy {
 
   async start(): Promise<void> {
     this.server = createServer((client) => {
-      const upstream = connectUpstream(client, this.brokerPort, this.brokerHost, this.sockets);
+      const upstream = connectUpstream(
+        client,
+        { host: this.brokerHost, port: this.brokerPort },
+        this.sockets,
+      );
       /** Correlation ids of this connection's Produce requests still awaiting their answer. */
       const produces = new Set<number>();
       const requests = new FrameReader((frame) => {

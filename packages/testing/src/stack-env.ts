@@ -151,14 +151,16 @@ export function parseEnvFile(text: string): Record<string, string> {
 /** Describes every endpoint of the stack that does not answer; empty when all do. */
 export async function unreachableEndpoints(stack: StackEnv, timeoutMs = 3000): Promise<string[]> {
   const checks: Array<Promise<string | undefined>> = [
-    ...stack.kafkaBrokers.map((broker) => tcpCheck(`Kafka ${broker}`, hostPort(broker, 9092), timeoutMs)),
+    ...stack.kafkaBrokers.map((broker) => socketCheck(`Kafka ${broker}`, hostPort(broker, 9092), timeoutMs)),
     httpCheck(
       `schema registry ${stack.schemaRegistryUrl}`,
       `${stack.schemaRegistryUrl.replace(/\/$/, '')}/subjects`,
       timeoutMs,
     ),
     ...mongoHosts(stack.mongoUri).map((host) =>
-      tcpCheck(`MongoDB ${host.host}:${host.port}`, host, timeoutMs),
+      'path' in host
+        ? socketCheck(`MongoDB ${host.path}`, host, timeoutMs)
+        : socketCheck(`MongoDB ${host.host}:${host.port}`, host, timeoutMs),
     ),
   ];
   return (await Promise.all(checks)).filter((problem): problem is string => problem !== undefined);
@@ -206,7 +208,16 @@ function hostPort(address: string, defaultPort: number): HostPort {
     : { host: address.slice(0, i), port: Number(address.slice(i + 1)) };
 }
 
-function mongoHosts(uri: string): HostPort[] {
+/** A Unix domain socket (the local stack's FerretDB: decision 0082). */
+interface SocketPath {
+  path: string;
+}
+
+/**
+ * The hosts of a `mongodb://` URI, as the driver reads them: a host that is a percent-encoded path ending
+ * in `.sock` is a Unix domain socket.
+ */
+export function mongoHosts(uri: string): Array<HostPort | SocketPath> {
   // SRV records need DNS look-ups; leave those to the driver.
   if (uri.startsWith('mongodb+srv://')) return [];
   const authority = uri.replace(/^mongodb:\/\//, '').split(/[/?]/)[0] ?? '';
@@ -214,12 +225,19 @@ function mongoHosts(uri: string): HostPort[] {
   return hosts
     .split(',')
     .filter(Boolean)
-    .map((h) => hostPort(h, 27017));
+    .map((h) => {
+      const decoded = decodeURIComponent(h);
+      return decoded.endsWith('.sock') ? { path: decoded } : hostPort(h, 27017);
+    });
 }
 
-function tcpCheck(label: string, { host, port }: HostPort, timeoutMs: number): Promise<string | undefined> {
+function socketCheck(
+  label: string,
+  where: HostPort | SocketPath,
+  timeoutMs: number,
+): Promise<string | undefined> {
   return new Promise((resolve) => {
-    const socket = connect({ host, port });
+    const socket = connect(where);
     const done = (problem?: string) => {
       socket.destroy();
       resolve(problem === undefined ? undefined : `${label}: ${problem}`);

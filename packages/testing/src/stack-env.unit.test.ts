@@ -1,7 +1,9 @@
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  mongoHosts,
   parseEnvFile,
   resolveStackEnv,
   StackUnavailableError,
@@ -88,5 +90,36 @@ describe('toProcessEnv', () => {
         300,
       ),
     ).toHaveLength(1);
+  });
+});
+
+describe('the store behind a Unix socket (decision 0082)', () => {
+  it('reads a percent-encoded path ending in .sock as a socket, anything else as host and port', () => {
+    expect(mongoHosts('mongodb://%2Ftmp%2Fx%2Fferretdb.sock/')).toEqual([{ path: '/tmp/x/ferretdb.sock' }]);
+    expect(mongoHosts('mongodb://u:p@h1:27018,h2/db?replicaSet=r')).toEqual([
+      { host: 'h1', port: 27018 },
+      { host: 'h2', port: 27017 },
+    ]);
+  });
+
+  it('checks the socket itself: answering while something listens on it, named when nothing does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stack-env-'));
+    const path = join(dir, 'ferretdb.sock');
+    const stack = {
+      kafkaBrokers: [],
+      schemaRegistryUrl: 'http://127.0.0.1:1',
+      mongoUri: `mongodb://${encodeURIComponent(path)}/`,
+      source: 'env' as const,
+    };
+    const server = createServer((socket) => socket.end());
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    try {
+      const problems = await unreachableEndpoints(stack, 500);
+      expect(problems.filter((p) => p.startsWith('MongoDB'))).toEqual([]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    const problems = await unreachableEndpoints(stack, 500);
+    expect(problems).toContainEqual(expect.stringMatching(new RegExp(`^MongoDB ${path}: ENOENT`)));
   });
 });

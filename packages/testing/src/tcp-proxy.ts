@@ -2,20 +2,20 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A loopback TCP proxy in front of a real server that a test can cut and restore, to give one client
+ * A loopback TCP proxy in front of a real server (on TCP or a Unix socket) that a test can cut and restore, to give one client
  * an outage of the real store while the store itself keeps serving the other tests. Cut: every open
  * connection is destroyed and new ones are closed as soon as they are accepted.
  * (Toxiproxy does this as a separate server; one socket pipe is all these tests need.)
  */
+/** What a proxy connects to: a TCP host and port, or a Unix domain socket (the local stack's store: decision 0082). */
+export type ProxyTarget = { host: string; port: number } | { path: string };
+
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   private cutOff = false;
 
-  constructor(
-    private readonly targetHost: string,
-    private readonly targetPort: number,
-  ) {}
+  constructor(private readonly target: ProxyTarget) {}
 
   /** Starts listening on a free loopback port; returns "127.0.0.1:port". */
   async start(): Promise<string> {
@@ -24,7 +24,7 @@ export class TcpProxy {
         client.destroy();
         return;
       }
-      const upstream = connectUpstream(client, this.targetPort, this.targetHost, this.sockets);
+      const upstream = connectUpstream(client, this.target, this.sockets);
       client.pipe(upstream).pipe(client);
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -50,8 +50,8 @@ export class TcpProxy {
  * The upstream side of a proxied connection: both sockets tracked in `sockets` while open, and an error
  * on either side ends both.
  */
-export function connectUpstream(client: Socket, port: number, host: string, sockets: Set<Socket>): Socket {
-  const upstream = connect(port, host);
+export function connectUpstream(client: Socket, target: ProxyTarget, sockets: Set<Socket>): Socket {
+  const upstream = connect(target);
   for (const s of [client, upstream]) {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));

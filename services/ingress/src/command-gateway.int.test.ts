@@ -10,7 +10,7 @@ import {
   type OutgoingMessage,
 } from '@crs/messaging';
 import { OwnedCollections } from '@crs/store';
-import { TcpProxy, scratchMessagingSettings } from '@crs/testing';
+import { TcpProxy, mongoHosts, scratchMessagingSettings } from '@crs/testing';
 import { CommandGateway, type CommandGatewayOptions, type PendingCommand } from './command-gateway';
 import { PublishedReservations, type PublishedGroupDoc } from './reservations/publication-record';
 
@@ -23,8 +23,8 @@ import { PublishedReservations, type PublishedGroupDoc } from './reservations/pu
 describe('CommandGateway: reservations of failed requests', () => {
   const run = `${process.pid}-${Date.now().toString(36)}`;
   const logger = createLogger('gateway-it', 'fatal');
-  const store = new URL(process.env.MONGODB_URI!); // one host: the local stack or a container
-  const proxy = new TcpProxy(store.hostname, Number(store.port || 27017));
+  // One host: the local stack's socket (decision 0082) or a container's port.
+  const proxy = new TcpProxy(mongoHosts(process.env.MONGODB_URI!)[0]!);
   let direct: MongoClient;
   let proxied: MongoClient;
   let directDb: Db;
