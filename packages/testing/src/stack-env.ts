@@ -158,9 +158,7 @@ export async function unreachableEndpoints(stack: StackEnv, timeoutMs = 3000): P
       timeoutMs,
     ),
     ...mongoHosts(stack.mongoUri).map((host) =>
-      'path' in host
-        ? socketCheck(`MongoDB ${host.path}`, host, timeoutMs)
-        : socketCheck(`MongoDB ${host.host}:${host.port}`, host, timeoutMs),
+      socketCheck(`MongoDB ${endpointText(host)}`, host, timeoutMs),
     ),
   ];
   return (await Promise.all(checks)).filter((problem): problem is string => problem !== undefined);
@@ -194,10 +192,21 @@ function findRepoRoot(start: string): string {
   }
 }
 
-interface HostPort {
+/** A server on TCP. */
+export interface HostPort {
   host: string;
   port: number;
 }
+
+/** A server on a Unix domain socket (the local stack's FerretDB: decision 0082). */
+export interface SocketPath {
+  path: string;
+}
+
+/** Where a server listens, in the form `net.connect` takes. */
+export type Endpoint = HostPort | SocketPath;
+
+const endpointText = (e: Endpoint): string => ('path' in e ? e.path : `${e.host}:${e.port}`);
 
 function hostPort(address: string, defaultPort: number): HostPort {
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(address);
@@ -208,16 +217,11 @@ function hostPort(address: string, defaultPort: number): HostPort {
     : { host: address.slice(0, i), port: Number(address.slice(i + 1)) };
 }
 
-/** A Unix domain socket (the local stack's FerretDB: decision 0082). */
-interface SocketPath {
-  path: string;
-}
-
 /**
  * The hosts of a `mongodb://` URI, as the driver reads them: a host that is a percent-encoded path ending
  * in `.sock` is a Unix domain socket.
  */
-export function mongoHosts(uri: string): Array<HostPort | SocketPath> {
+export function mongoHosts(uri: string): Endpoint[] {
   // SRV records need DNS look-ups; leave those to the driver.
   if (uri.startsWith('mongodb+srv://')) return [];
   const authority = uri.replace(/^mongodb:\/\//, '').split(/[/?]/)[0] ?? '';
@@ -231,11 +235,7 @@ export function mongoHosts(uri: string): Array<HostPort | SocketPath> {
     });
 }
 
-function socketCheck(
-  label: string,
-  where: HostPort | SocketPath,
-  timeoutMs: number,
-): Promise<string | undefined> {
+function socketCheck(label: string, where: Endpoint, timeoutMs: number): Promise<string | undefined> {
   return new Promise((resolve) => {
     const socket = connect(where);
     const done = (problem?: string) => {

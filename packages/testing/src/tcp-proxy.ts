@@ -1,21 +1,20 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import type { Endpoint } from './stack-env';
 
 /**
- * A loopback TCP proxy in front of a real server (on TCP or a Unix socket) that a test can cut and restore, to give one client
- * an outage of the real store while the store itself keeps serving the other tests. Cut: every open
- * connection is destroyed and new ones are closed as soon as they are accepted.
+ * A loopback TCP proxy in front of a real server, on TCP or a Unix socket (the local stack's store:
+ * decision 0082), that a test can cut and restore, to give one client an outage of the real store while
+ * the store itself keeps serving the other tests. Cut: every open connection is destroyed and new ones are
+ * closed as soon as they are accepted.
  * (Toxiproxy does this as a separate server; one socket pipe is all these tests need.)
  */
-/** What a proxy connects to: a TCP host and port, or a Unix domain socket (the local stack's store: decision 0082). */
-export type ProxyTarget = { host: string; port: number } | { path: string };
-
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   private cutOff = false;
 
-  constructor(private readonly target: ProxyTarget) {}
+  constructor(private readonly target: Endpoint) {}
 
   /** Starts listening on a free loopback port; returns "127.0.0.1:port". */
   async start(): Promise<string> {
@@ -50,7 +49,7 @@ export class TcpProxy {
  * The upstream side of a proxied connection: both sockets tracked in `sockets` while open, and an error
  * on either side ends both.
  */
-export function connectUpstream(client: Socket, target: ProxyTarget, sockets: Set<Socket>): Socket {
+export function connectUpstream(client: Socket, target: Endpoint, sockets: Set<Socket>): Socket {
   const upstream = connect(target);
   for (const s of [client, upstream]) {
     sockets.add(s);
