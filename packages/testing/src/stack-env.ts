@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
+import ConnectionString from 'mongodb-connection-string-url';
 
 /** Where the connection settings of a test run came from. */
 export type StackSource = 'local' | 'env' | 'testcontainers';
@@ -157,9 +158,7 @@ export async function unreachableEndpoints(stack: StackEnv, timeoutMs = 3000): P
       `${stack.schemaRegistryUrl.replace(/\/$/, '')}/subjects`,
       timeoutMs,
     ),
-    ...mongoHosts(stack.mongoUri).map((host) =>
-      socketCheck(`MongoDB ${endpointText(host)}`, host, timeoutMs),
-    ),
+    ...mongoChecks(stack.mongoUri, timeoutMs),
   ];
   return (await Promise.all(checks)).filter((problem): problem is string => problem !== undefined);
 }
@@ -218,21 +217,28 @@ function hostPort(address: string, defaultPort: number): HostPort {
 }
 
 /**
- * The hosts of a `mongodb://` URI, as the driver reads them: a host that is a percent-encoded path ending
- * in `.sock` is a Unix domain socket.
+ * The hosts of a `mongodb://` URI, as the driver reads them (parsed by the driver's own URI library): a host
+ * that is a percent-encoded path ending in `.sock` is a Unix domain socket. Throws on a malformed URI.
  */
 export function mongoHosts(uri: string): Endpoint[] {
+  const parsed = new ConnectionString(uri);
   // SRV records need DNS look-ups; leave those to the driver.
-  if (uri.startsWith('mongodb+srv://')) return [];
-  const authority = uri.replace(/^mongodb:\/\//, '').split(/[/?]/)[0] ?? '';
-  const hosts = authority.slice(authority.lastIndexOf('@') + 1);
-  return hosts
-    .split(',')
-    .filter(Boolean)
-    .map((h) => {
-      const decoded = decodeURIComponent(h);
-      return decoded.endsWith('.sock') ? { path: decoded } : hostPort(h, 27017);
-    });
+  if (parsed.isSRV) return [];
+  return parsed.hosts.map((h) => {
+    const decoded = decodeURIComponent(h);
+    return decoded.endsWith('.sock') ? { path: decoded } : hostPort(h, 27017);
+  });
+}
+
+/** A check per host of the URI, or the URI's own problem when it does not parse. */
+function mongoChecks(uri: string, timeoutMs: number): Array<Promise<string | undefined>> {
+  let hosts: Endpoint[];
+  try {
+    hosts = mongoHosts(uri);
+  } catch (err) {
+    return [Promise.resolve(`MongoDB URI: ${(err as Error).message}`)];
+  }
+  return hosts.map((host) => socketCheck(`MongoDB ${endpointText(host)}`, host, timeoutMs));
 }
 
 function socketCheck(label: string, where: Endpoint, timeoutMs: number): Promise<string | undefined> {

@@ -100,6 +100,23 @@ describe('the store behind a Unix socket (decision 0082)', () => {
       { host: 'h1', port: 27018 },
       { host: 'h2', port: 27017 },
     ]);
+    // A password with a percent-encoded `@` and `,`, an IPv6 host: the driver's URI library reads them.
+    expect(mongoHosts('mongodb://u:p%40ss%2Cw@[::1]:27018/db')).toEqual([{ host: '::1', port: 27018 }]);
+    expect(mongoHosts('mongodb+srv://cluster.example.net/db')).toEqual([]);
+  });
+
+  it('names a MONGODB_URI that does not parse instead of checking a host read out of it', async () => {
+    expect(() => mongoHosts('http://h1:27018/')).toThrow(/scheme/);
+    const problems = await unreachableEndpoints(
+      {
+        kafkaBrokers: [],
+        schemaRegistryUrl: 'http://127.0.0.1:1',
+        mongoUri: 'http://h1:27018/',
+        source: 'env',
+      },
+      300,
+    );
+    expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(/^MongoDB URI: .*scheme/i)]));
   });
 
   it('checks the socket itself: answering while something listens on it, named when nothing does', async () => {
