@@ -35,7 +35,11 @@ export const OwnedCollections = {
   decisions: 'screening_decisions',
 } as const;
 
-const CACHE_MS = 1000;
+/**
+ * How long a service keeps the catalogue's active names: a switch reaches every reader within this time
+ * (a replay waits it out, with a margin, before its last read of the log).
+ */
+export const CATALOG_CACHE_MS = 1000;
 
 /**
  * Read models are addressed through a catalogue document, so a replay can build fresh collections
@@ -55,7 +59,7 @@ export class ProjectionCatalog {
 
   async activeName(base: ProjectionName): Promise<string> {
     const hit = this.cache.get(base);
-    if (hit && Date.now() - hit.at < CACHE_MS) return hit.name;
+    if (hit && Date.now() - hit.at < CATALOG_CACHE_MS) return hit.name;
     let read = this.reading.get(base);
     if (!read) {
       const at = Date.now();

@@ -3,6 +3,7 @@ import { CodedError, type Logger } from '@crs/runtime';
 import type { CustomerEvent } from '@crs/contracts';
 import { StreamReader, type Messaging } from '@crs/messaging';
 import {
+  CATALOG_CACHE_MS,
   CustomerProjectionNames,
   ProjectionCatalog,
   ensureProjectionIndexes,
@@ -183,7 +184,9 @@ export async function replayProjections(opts: {
     endPhase('indexes');
     if (opts.activate !== false) {
       for (const n of CustomerProjectionNames) await catalog.activate(n, names[n]);
-      await new Promise((r) => setTimeout(r, 1500));
+      // Every service's cached names expire (a batch that read the old ones was fetched before that, so
+      // its events are in the log this last read reaches).
+      await new Promise((r) => setTimeout(r, CATALOG_CACHE_MS + 500));
       await reader.waitUntilCaughtUp(undefined, logProgress);
       endPhase('activation');
     }
