@@ -632,7 +632,15 @@ export async function benchPipeline({
     // 5. Replay of the whole log into fresh collections.
     const [{ stdout, stderr }, replayCpu] = await withCpu(() =>
       run(process.execPath, [path.join(root, 'services/projector/dist/cli/replay.js')], {
-        env: { ...process.env, ...env, ...ns.env, TOPIC_REPLICATION_FACTOR: '1', LOG_LEVEL: 'info' },
+        // The side's own settings too (its store address, its privacy mode), as its services have them.
+        env: {
+          ...process.env,
+          ...env,
+          ...extraEnv,
+          ...ns.env,
+          TOPIC_REPLICATION_FACTOR: '1',
+          LOG_LEVEL: 'info',
+        },
         maxBuffer: 256 * 1024 * 1024,
       }),
     );

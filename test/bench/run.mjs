@@ -326,16 +326,19 @@ if (process.argv[2] === 'pipeline') {
   // The baseline runs as it was deployed: 6 partitions per topic before decision 0035 sized the local
   // stack's topics to the cores (BENCH_BASELINE_PARTITIONS to change it, e.g. to compare code alone).
   const baselinePartitions = Number(process.env.BENCH_BASELINE_PARTITIONS ?? 6);
+  // BENCH_BASELINE_ENV (a JSON object): settings of the baseline's processes only, e.g. the store's TCP
+  // address for a baseline from before decision 0082.
+  const baselineEnv = JSON.parse(process.env.BENCH_BASELINE_ENV ?? '{}');
   const runs = baseline
     ? [
-        ['before', path.resolve(baseline), {}, baselinePartitions],
+        ['before', path.resolve(baseline), baselineEnv, baselinePartitions],
         ['after', ROOT],
       ]
     : [['after', ROOT]];
   await runPipelines(runs, measured, limits);
   print(measured);
   if (baseline) for (const line of sideBySide(measured, 'before', 'after').lines) console.log(line);
-  const note = `Measured ${new Date().toISOString()} with \`${baseline ? `BENCH_BASELINE=${process.env.BENCH_BASELINE} ` : ''}npm run bench pipeline\` on ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}; ${baseline ? `before = ${rev(baseline)}, ` : ''}after = ${rev(ROOT)}. Limits measured in the same run on the same stack (test/bench/limits); a ratio is the stage's figure divided by the limit it is bound by.`;
+  const note = `Measured ${new Date().toISOString()} with \`${baseline ? `BENCH_BASELINE=${process.env.BENCH_BASELINE} ` : ''}${baseline && process.env.BENCH_BASELINE_ENV ? `BENCH_BASELINE_ENV='${process.env.BENCH_BASELINE_ENV}' ` : ''}npm run bench pipeline\` on ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}; ${baseline ? `before = ${rev(baseline)}, ` : ''}after = ${rev(ROOT)}. Limits measured in the same run on the same stack (test/bench/limits); a ratio is the stage's figure divided by the limit it is bound by.`;
   mergeIntoReports(measured, [{ section: 'pipeline (issue 15)', note, figures: measured }]);
   console.log('updated the pipeline figures in reports/bench.json and docs/benchmarks.md');
   process.exit(0);
