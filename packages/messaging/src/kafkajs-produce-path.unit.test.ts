@@ -101,3 +101,63 @@ describe('kafkajs patch: records encoded into buffers of their size', () => {
     ).toEqual(given);
   });
 });
+
+type VarEncoder = {
+  writeVarInt(v: number): VarEncoder;
+  writeVarLong(v: number): VarEncoder;
+  writeUVarInt(v: number): VarEncoder;
+  buffer: Buffer;
+};
+const Encoder = load(path.join(kafkajsSrc, 'protocol/encoder')) as (new (size?: number) => VarEncoder) & {
+  sizeOfVarLong(v: number): number;
+};
+
+/** Kafka's varint: zigzag (signed) then base-128 groups, low first, each but the last with its top bit set. */
+function referenceVarint(value: bigint, signed: boolean): Buffer {
+  let n = signed ? BigInt.asUintN(64, (value << 1n) ^ (value >> 63n)) : value;
+  const bytes: number[] = [];
+  while (n >= 0x80n) {
+    bytes.push(Number(n & 0x7fn) | 0x80);
+    n >>= 7n;
+  }
+  bytes.push(Number(n));
+  return Buffer.from(bytes);
+}
+
+describe('kafkajs patch: varints written into the encoder, varlongs of int32 values as varints (decision 0083)', () => {
+  const edges = [0, 1, -1, 63, 64, -64, -65, 127, 128, 8191, 8192, 2 ** 31 - 1, -(2 ** 31)];
+  const samples = [...edges, ...Array.from({ length: 2000 }, () => randomBytes(4).readInt32LE(0))];
+
+  it("writes Kafka's encoding of int32 varints and varlongs, and of varlongs beyond 32 bits", () => {
+    for (const v of samples) {
+      const expected = referenceVarint(BigInt(v), true).toString('hex');
+      expect([v, new Encoder(1).writeVarInt(v).buffer.toString('hex')]).toEqual([v, expected]);
+      expect([v, new Encoder(1).writeVarLong(v).buffer.toString('hex')]).toEqual([v, expected]);
+      expect([v, Encoder.sizeOfVarLong(v)]).toEqual([v, expected.length / 2]);
+    }
+    for (const v of [2 ** 31, -(2 ** 31) - 1, 2 ** 40, -(2 ** 40), Number.MAX_SAFE_INTEGER]) {
+      const expected = referenceVarint(BigInt(v), true).toString('hex');
+      expect([v, new Encoder(1).writeVarLong(v).buffer.toString('hex')]).toEqual([v, expected]);
+      expect([v, Encoder.sizeOfVarLong(v)]).toEqual([v, expected.length / 2]);
+    }
+    for (const v of [0, 1, 127, 128, 300, 2 ** 28, 2 ** 32 - 1]) {
+      const expected = referenceVarint(BigInt(v), false).toString('hex');
+      expect([v, new Encoder(1).writeUVarInt(v).buffer.toString('hex')]).toEqual([v, expected]);
+    }
+  });
+
+  it('keeps what was written before and after a varint, across buffer growth', () => {
+    const e = new Encoder(2) as VarEncoder & { writeInt8(v: number): VarEncoder };
+    e.writeInt8(7);
+    for (const v of samples.slice(0, 200)) e.writeVarInt(v).writeVarLong(v);
+    e.writeInt8(9);
+    const expected = Buffer.concat([
+      Buffer.from([7]),
+      ...samples
+        .slice(0, 200)
+        .flatMap((v) => [referenceVarint(BigInt(v), true), referenceVarint(BigInt(v), true)]),
+      Buffer.from([9]),
+    ]);
+    expect(e.buffer.equals(expected)).toBe(true);
+  });
+});
