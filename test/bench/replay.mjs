@@ -10,8 +10,9 @@
 // REPLAY_CUSTOMERS (30000, in batches of 1,000: three events each), REPLAY_ROUNDS (2: runs per tree),
 // REPLAY_BASELINE (a built checkout to alternate with; run.mjs sets it from BENCH_BASELINE);
 // REPLAY_BEFORE_BIN (another FerretDB build to alternate with instead, this tree replaying on both: FerretDB
-// restarted before each run, decision 0076); REPLAY_BEFORE_ENV (a JSON object: this tree replaying on both sides,
-// the "before" runs with these settings, e.g. the store's TCP address). The last line is the result as JSON.
+// restarted before each run, decision 0076); BENCH_BASELINE_ENV (a JSON object, as for `npm run bench pipeline`:
+// settings of the "before" runs only; without a baseline tree, this tree replays on both sides, e.g. the store's
+// TCP address before and its socket after). The last line is the result as JSON.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import path from 'node:path';
@@ -63,7 +64,7 @@ const result = await inServiceNamespace(
     console.log(`log: ${CUSTOMERS} customers, ${records} records (events and transaction markers)`);
     const trees = BASELINE
       ? { before: BASELINE, after: ROOT }
-      : BEFORE_BIN || process.env.REPLAY_BEFORE_ENV
+      : BEFORE_BIN || process.env.BENCH_BASELINE_ENV
         ? { before: ROOT, after: ROOT }
         : { after: ROOT };
     const labels = Object.keys(trees);
@@ -80,7 +81,7 @@ const result = await inServiceNamespace(
           env: {
             ...process.env,
             ...stackEnv(),
-            ...(label === 'before' ? JSON.parse(process.env.REPLAY_BEFORE_ENV ?? '{}') : {}),
+            ...(label === 'before' ? JSON.parse(process.env.BENCH_BASELINE_ENV ?? '{}') : {}),
             ...ns.env,
             TOPIC_PARTITIONS: String(benchPartitions()),
             TOPIC_REPLICATION_FACTOR: '1',
