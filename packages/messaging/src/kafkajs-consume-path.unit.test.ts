@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { referenceVarint } from './kafka-wire.fixtures';
 
 /** kafkajs's internal modules, which its package does not export. */
 const load = createRequire(__filename);
@@ -33,17 +34,7 @@ const Batch = load(path.join(kafkajsSrc, 'consumer/batch')) as new (
   partitionData: Record<string, unknown>,
 ) => { messages: DecodedRecord[] };
 
-/** Kafka's varint / varlong: zigzag, then base-128 groups, low first, each but the last with its top bit. */
-function varint(value: bigint): Buffer {
-  let n = BigInt.asUintN(64, (value << 1n) ^ (value >> 63n));
-  const bytes: number[] = [];
-  while (n >= 0x80n) {
-    bytes.push(Number(n & 0x7fn) | 0x80);
-    n >>= 7n;
-  }
-  bytes.push(Number(n));
-  return Buffer.from(bytes);
-}
+const varint = (value: bigint) => referenceVarint(value);
 const bytesField = (b: Buffer | null) =>
   b === null ? varint(-1n) : Buffer.concat([varint(BigInt(b.length)), b]);
 

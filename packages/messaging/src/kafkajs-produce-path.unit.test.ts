@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { referenceVarint } from './kafka-wire.fixtures';
 
 /** kafkajs's internal modules, which its package does not export. */
 const load = createRequire(__filename);
@@ -111,18 +112,6 @@ type VarEncoder = {
 const Encoder = load(path.join(kafkajsSrc, 'protocol/encoder')) as (new (size?: number) => VarEncoder) & {
   sizeOfVarLong(v: number): number;
 };
-
-/** Kafka's varint: zigzag (signed) then base-128 groups, low first, each but the last with its top bit set. */
-function referenceVarint(value: bigint, signed: boolean): Buffer {
-  let n = signed ? BigInt.asUintN(64, (value << 1n) ^ (value >> 63n)) : value;
-  const bytes: number[] = [];
-  while (n >= 0x80n) {
-    bytes.push(Number(n & 0x7fn) | 0x80);
-    n >>= 7n;
-  }
-  bytes.push(Number(n));
-  return Buffer.from(bytes);
-}
 
 describe('kafkajs patch: varints written into the encoder, varlongs of int32 values as varints (decision 0083)', () => {
   const edges = [0, 1, -1, 63, 64, -64, -65, 127, 128, 8191, 8192, 2 ** 31 - 1, -(2 ** 31)];

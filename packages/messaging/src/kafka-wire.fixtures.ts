@@ -1,0 +1,15 @@
+/**
+ * Kafka's varint, written from the protocol's definition for the kafkajs patch's tests
+ * (https://kafka.apache.org/protocol#protocol_types): zigzag when signed, then base-128 groups, low first,
+ * each but the last with its top bit set. `BigInt` throughout, so it stands apart from the code it checks.
+ */
+export function referenceVarint(value: bigint, signed = true): Buffer {
+  let n = signed ? BigInt.asUintN(64, (value << 1n) ^ (value >> 63n)) : value;
+  const bytes: number[] = [];
+  while (n >= 0x80n) {
+    bytes.push(Number(n & 0x7fn) | 0x80);
+    n >>= 7n;
+  }
+  bytes.push(Number(n));
+  return Buffer.from(bytes);
+}
