@@ -1,3 +1,6 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
 /**
  * Kafka's varint, written from the protocol's definition for the kafkajs patch's tests
  * (https://kafka.apache.org/protocol#protocol_types): zigzag when signed, then base-128 groups, low first,
@@ -12,4 +15,12 @@ export function referenceVarint(value: bigint, signed = true): Buffer {
   }
   bytes.push(Number(n));
   return Buffer.from(bytes);
+}
+
+const load = createRequire(__filename);
+const kafkajsSrc = path.join(path.dirname(load.resolve('kafkajs')), 'src');
+
+/** One of kafkajs's internal modules (which its package does not export), by its path under `src/`. */
+export function kafkajsInternal(modulePath: string): unknown {
+  return load(path.join(kafkajsSrc, modulePath));
 }

@@ -1,12 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { referenceVarint } from './kafka-wire.fixtures';
-
-/** kafkajs's internal modules, which its package does not export. */
-const load = createRequire(__filename);
-const kafkajsSrc = path.join(path.dirname(load.resolve('kafkajs')), 'src');
+import { kafkajsInternal, referenceVarint as varint } from './kafka-wire.fixtures';
 
 /**
  * Our patch of kafkajs's consume path (patches/kafkajs@2.2.4.patch, decision 0084): records read in place,
@@ -24,17 +18,16 @@ interface DecodedRecord {
   timestamp: string;
   isControlRecord: boolean;
 }
-const Decoder = load(path.join(kafkajsSrc, 'protocol/decoder')) as new (b: Buffer) => unknown;
-const decodeBatch = load(path.join(kafkajsSrc, 'protocol/recordBatch/v0/decoder')) as (
+const Decoder = kafkajsInternal('protocol/decoder') as new (b: Buffer) => unknown;
+const decodeBatch = kafkajsInternal('protocol/recordBatch/v0/decoder') as (
   d: unknown,
 ) => Promise<{ records: DecodedRecord[] }>;
-const Batch = load(path.join(kafkajsSrc, 'consumer/batch')) as new (
+const Batch = kafkajsInternal('consumer/batch') as new (
   topic: string,
   fetchedOffset: string,
   partitionData: Record<string, unknown>,
 ) => { messages: DecodedRecord[] };
 
-const varint = (value: bigint) => referenceVarint(value);
 const bytesField = (b: Buffer | null) =>
   b === null ? varint(-1n) : Buffer.concat([varint(BigInt(b.length)), b]);
 

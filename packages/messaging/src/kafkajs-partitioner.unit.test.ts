@@ -1,14 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { Partitioners, type PartitionMetadata } from 'kafkajs';
+import { kafkajsInternal } from './kafka-wire.fixtures';
 
-/** kafkajs's internal modules, which its package does not export. */
-const load = createRequire(__filename);
-const kafkajsSrc = path.join(path.dirname(load.resolve('kafkajs')), 'src');
-const murmur2 = load(path.join(kafkajsSrc, 'producer/partitioners/default/murmur2')) as (
-  key: Buffer | string,
-) => number;
+const murmur2 = kafkajsInternal('producer/partitioners/default/murmur2') as (key: Buffer | string) => number;
 
 /**
  * Our patch of kafkajs's default partitioner (patches/kafkajs@2.2.4.patch): murmur2 in 32-bit integer

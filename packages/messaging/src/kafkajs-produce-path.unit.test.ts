@@ -1,10 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { referenceVarint } from './kafka-wire.fixtures';
-
-/** kafkajs's internal modules, which its package does not export. */
-const load = createRequire(__filename);
+import { kafkajsInternal, referenceVarint } from './kafka-wire.fixtures';
 
 /**
  * Our patches of kafkajs's produce path (patches/kafkajs@2.2.4.patch, decision 0048).
@@ -19,8 +14,7 @@ type Crc = ((buffer: Buffer) => number) & {
   javascript: (buffer: Buffer) => number;
 };
 
-const kafkajsSrc = path.join(path.dirname(load.resolve('kafkajs')), 'src');
-const crc32C = load(path.join(kafkajsSrc, 'protocol/recordBatch/crc32C')) as Crc;
+const crc32C = kafkajsInternal('protocol/recordBatch/crc32C') as Crc;
 
 describe('kafkajs patch: native CRC-32C of record batches', () => {
   it('uses the native implementation on this platform (linux x64 glibc, as in our image)', () => {
@@ -59,14 +53,14 @@ interface DecodedRecord {
   headers: Record<string, Buffer>;
   offset: string;
 }
-const { RecordBatch } = load(path.join(kafkajsSrc, 'protocol/recordBatch/v0')) as {
+const { RecordBatch } = kafkajsInternal('protocol/recordBatch/v0') as {
   RecordBatch: (batch: Record<string, unknown>) => Promise<{ buffer: Buffer }>;
 };
-const Record = load(path.join(kafkajsSrc, 'protocol/recordBatch/record/v0')) as (
+const Record = kafkajsInternal('protocol/recordBatch/record/v0') as (
   record: Record<string, unknown>,
 ) => unknown;
-const Decoder = load(path.join(kafkajsSrc, 'protocol/decoder')) as new (b: Buffer) => unknown;
-const decodeBatch = load(path.join(kafkajsSrc, 'protocol/recordBatch/v0/decoder')) as (
+const Decoder = kafkajsInternal('protocol/decoder') as new (b: Buffer) => unknown;
+const decodeBatch = kafkajsInternal('protocol/recordBatch/v0/decoder') as (
   d: unknown,
 ) => Promise<{ records: DecodedRecord[] }>;
 
@@ -109,7 +103,7 @@ type VarEncoder = {
   writeUVarInt(v: number): VarEncoder;
   buffer: Buffer;
 };
-const Encoder = load(path.join(kafkajsSrc, 'protocol/encoder')) as (new (size?: number) => VarEncoder) & {
+const Encoder = kafkajsInternal('protocol/encoder') as (new (size?: number) => VarEncoder) & {
   sizeOfVarLong(v: number): number;
 };
 

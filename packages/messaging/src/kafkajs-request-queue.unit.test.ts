@@ -1,8 +1,4 @@
-import { createRequire } from 'node:module';
-import path from 'node:path';
-
-/** kafkajs's internal modules, which its package does not export. */
-const load = createRequire(__filename);
+import { kafkajsInternal } from './kafka-wire.fixtures';
 
 /**
  * Our patch of kafkajs's request queue (patches/kafkajs@2.2.4.patch, decision 0059; kafkajs#1556, #1704).
@@ -29,8 +25,7 @@ interface RequestQueue {
 }
 type RequestQueueClass = new (options: Record<string, unknown>) => RequestQueue;
 
-const kafkajsSrc = path.join(path.dirname(load.resolve('kafkajs')), 'src');
-const RequestQueueCtor = load(path.join(kafkajsSrc, 'network/requestQueue')) as RequestQueueClass;
+const RequestQueueCtor = kafkajsInternal('network/requestQueue') as RequestQueueClass;
 const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
 function newQueue(maxInFlightRequests: number | null = null): RequestQueue {
