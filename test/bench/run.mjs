@@ -648,10 +648,12 @@ if (process.argv[2] === 'replay') {
   // REPLAY_BEFORE_BIN (read by replay.mjs): this tree on two FerretDB builds instead of two trees.
   const builds =
     !baseline && process.env.REPLAY_BEFORE_BIN ? r.runs.find((x) => x.label === 'before')?.store : undefined;
-  const change = baseline || builds ? sideBySide(measured, 'before', 'after') : undefined;
+  // Two sides whenever replay.mjs ran a "before" (a baseline tree, another FerretDB build, or this tree with
+  // BENCH_BASELINE_ENV's settings before).
+  const change = labels.includes('before') ? sideBySide(measured, 'before', 'after') : undefined;
   if (change) for (const line of change.lines) console.log(line);
   else print(measured);
-  const note = `Measured ${new Date().toISOString()} with \`${baseline ? `BENCH_BASELINE=${process.env.BENCH_BASELINE} ` : ''}${builds ? `REPLAY_BEFORE_BIN=${builds} ` : ''}${(baseline || builds) && process.env.BENCH_BASELINE_ENV ? `BENCH_BASELINE_ENV='${process.env.BENCH_BASELINE_ENV}' ` : ''}npm run bench replay\` on ${machineText}, at ${rev(ROOT)}${baseline ? `; before = ${rev(baseline)}` : ''}${builds ? `; before = FerretDB ${builds}, after = this tree's FerretDB build ${r.runs.find((x) => x.label === 'after')?.store}` : ''} (test/bench/replay.mjs: ${r.customers} customers batch-imported through the ingress and decided by the customer decider, then the projector's replay CLI over that log, ${r.runs.length} runs${baseline ? ', the trees alternating' : builds ? ', the FerretDB builds alternating on one data directory' : ''}); ${benchPartitions()} partitions per topic. 1-minute load average ${before} → ${loadNow()}.`;
+  const note = `Measured ${new Date().toISOString()} with \`${baseline ? `BENCH_BASELINE=${process.env.BENCH_BASELINE} ` : ''}${builds ? `REPLAY_BEFORE_BIN=${builds} ` : ''}${change && process.env.BENCH_BASELINE_ENV ? `BENCH_BASELINE_ENV='${process.env.BENCH_BASELINE_ENV}' ` : ''}npm run bench replay\` on ${machineText}, at ${rev(ROOT)}${baseline ? `; before = ${rev(baseline)}` : ''}${builds ? `; before = FerretDB ${builds}, after = this tree's FerretDB build ${r.runs.find((x) => x.label === 'after')?.store}` : ''} (test/bench/replay.mjs: ${r.customers} customers batch-imported through the ingress and decided by the customer decider, then the projector's replay CLI over that log, ${r.runs.length} runs${baseline ? ', the trees alternating' : builds ? ', the FerretDB builds alternating on one data directory' : change ? ', this tree on both sides, the "before" runs with BENCH_BASELINE_ENV' : ''}); ${benchPartitions()} partitions per topic. 1-minute load average ${before} → ${loadNow()}.`;
   const figures = change ? [...measured, ...change.ratios] : measured;
   mergeIntoReports(figures, [
     { section: 'replay alone (issue 15)', note, figures, ...(change ? { rows: change.rows } : {}) },
