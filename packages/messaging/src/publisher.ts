@@ -131,7 +131,7 @@ export class DurablePublisher {
     if (messages.length === 0) return;
     const byTopic = new Map<string, EncodedMessage[]>();
     for (const m of messages) {
-      const value = await this.serde.encode(m.type, m.value);
+      const value = this.serde.encodeNow(m.type, m.value);
       const list = byTopic.get(m.topic) ?? [];
       list.push({ key: m.key, value, headers: { type: m.type, ...(m.headers ?? {}) } });
       byTopic.set(m.topic, list);

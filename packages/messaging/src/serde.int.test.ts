@@ -1,4 +1,5 @@
-import { MessageSerde } from './serde';
+import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import { MessageInvalidError, MessageSerde } from './serde';
 
 /** Against the real registry (Apicurio locally, via its Confluent-compatible API). */
 describe('message serde with the schema registry', () => {
@@ -37,6 +38,42 @@ describe('message serde with the schema registry', () => {
     });
     await expect(serde.encode('Probe', { a: 1 })).rejects.toThrow();
     await expect(serde.encode('Probe', { a: 'x', extra: true })).rejects.toThrow();
+  });
+
+  it('writes the bytes the registry client writes, in one buffer (decision 0085)', async () => {
+    const id = await serde.register(subject, 'Probe', v1);
+    const client = new SchemaRegistry({ host: process.env.SCHEMA_REGISTRY_URL!.replace(/\/$/, '') });
+    // Multi-byte text (2, 3 and 4 bytes in UTF-8, a lone surrogate), escapes, long and empty strings.
+    for (const a of [
+      '',
+      'x',
+      'Šarūnas Øresund',
+      '東京都',
+      '😀 emoji',
+      '\ud800 lone',
+      '"q" \\ \n',
+      'é'.repeat(5000),
+    ]) {
+      const ours = serde.encodeNow('Probe', { a });
+      expect(ours.equals(await client.encode(id, { a }))).toBe(true);
+      expect(await serde.decode(ours)).toEqual({ a: JSON.parse(JSON.stringify(a)) });
+    }
+  });
+
+  it('refuses a payload its schema refuses with MESSAGE_INVALID and the paths, and an unregistered type', async () => {
+    await serde.register(subject, 'Probe', v1);
+    let caught: unknown;
+    try {
+      serde.encodeNow('Probe', { a: 1 });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(MessageInvalidError);
+    expect(caught).toMatchObject({ code: 'MESSAGE_INVALID', type: 'Probe', paths: ['/a'] });
+    // The value itself is not in the message (it may be personal data).
+    expect(() => serde.encodeNow('Probe', { a: 'x', secret: 'Jane Doe' })).toThrow(/Probe .* at \//);
+    expect(() => serde.encodeNow('Probe', { a: 'x', secret: 'Jane Doe' })).not.toThrow(/Jane/);
+    expect(() => serde.encodeNow('Unknown', { a: 'x' })).toThrow(/no schema registered/);
   });
 
   it('accepts a backward-compatible evolution and refuses an incompatible one', async () => {

@@ -1,4 +1,5 @@
 import { SchemaRegistry, SchemaType, COMPATIBILITY } from '@kafkajs/confluent-schema-registry';
+import type { Schema } from '@kafkajs/confluent-schema-registry/dist/@types';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { CodedError } from '@crs/runtime';
@@ -47,8 +48,32 @@ export class MessageUndecodableError extends CodedError {
   }
 }
 
+/** A payload refused by its message type's schema as it is produced (a defect of the producer). */
+export class MessageInvalidError extends CodedError {
+  constructor(
+    readonly type: string,
+    /** Where the payload breaks its schema: JSON pointers into it (no values: they may be personal). */
+    readonly paths: string[],
+  ) {
+    super('MESSAGE_INVALID', `${type} does not match its registered schema at ${paths.join(', ') || '/'}`);
+  }
+}
+
 /** Length of the Confluent wire header: magic byte 0, then the schema id as a 4-byte big-endian integer. */
 export const WIRE_HEADER_BYTES = 5;
+
+/**
+ * A JSON document in the Confluent wire format (magic byte 0, the schema id, the UTF-8 text), written into
+ * one buffer (decision 0085): the registry client builds the text's buffer, a 4-byte one for the id and a
+ * third that concatenates them, for every message produced.
+ */
+export function wireFormat(schemaId: number, json: string): Buffer {
+  const buffer = Buffer.allocUnsafe(WIRE_HEADER_BYTES + Buffer.byteLength(json, 'utf8'));
+  buffer[0] = 0;
+  buffer.writeInt32BE(schemaId, 1);
+  buffer.write(json, WIRE_HEADER_BYTES, 'utf8');
+  return buffer;
+}
 
 /**
  * Reads a message in the Confluent wire format without the registry: magic byte 0, a 4-byte schema id,
@@ -78,7 +103,8 @@ export function parseWireFormat<T>(buffer: Buffer): T {
  */
 export class MessageSerde {
   private readonly registry: SchemaRegistry;
-  private readonly idsByType = new Map<string, number>();
+  /** Each registered type's schema id and the registry client's compiled schema (its Ajv validator). */
+  private readonly byType = new Map<string, { id: number; schema: Schema }>();
 
   constructor(settings: RegistrySettings) {
     const auth = settings.SCHEMA_REGISTRY_USERNAME
@@ -110,7 +136,9 @@ export class MessageSerde {
           { type: SchemaType.JSON, schema: JSON.stringify(body) },
           { subject, compatibility: COMPATIBILITY.BACKWARD },
         );
-        this.idsByType.set(type, id);
+        // The client's own compiled schema (read back by id, as its encode did at the first message).
+        const schema = (await this.registry.getSchema(id)) as Schema;
+        this.byType.set(type, { id, schema });
         return id;
       } catch (err) {
         if (attempt >= 5 || !/already exists/i.test(String((err as Error)?.message))) throw err;
@@ -119,10 +147,24 @@ export class MessageSerde {
     }
   }
 
+  /**
+   * The payload validated against its type's registered schema and written in the wire format, at once
+   * (decision 0085): the registry client's `encode` does the same through a promise and three buffers per
+   * message. Throws `MessageInvalidError` (MESSAGE_INVALID) with the failing paths.
+   */
+  encodeNow(type: string, payload: unknown): Buffer {
+    const entry = this.byType.get(type);
+    if (entry === undefined) throw new Error(`no schema registered for message type ${type}`);
+    const paths: string[] = [];
+    const valid = entry.schema.isValid(payload as object, {
+      errorHook: (path) => paths.push(path.join('') || '/'),
+    });
+    if (!valid) throw new MessageInvalidError(type, paths);
+    return wireFormat(entry.id, JSON.stringify(payload));
+  }
+
   async encode(type: string, payload: unknown): Promise<Buffer> {
-    const id = this.idsByType.get(type);
-    if (id === undefined) throw new Error(`no schema registered for message type ${type}`);
-    return this.registry.encode(id, payload);
+    return this.encodeNow(type, payload);
   }
 
   /** The payload of a message of our own topics: the wire format parsed, not validated again. */

@@ -416,7 +416,7 @@ export class TransactionalProcessor<T> {
       const list = byTopic.get(m.topic) ?? [];
       list.push({
         key: m.key,
-        value: await opts.serde.encode(m.type, m.value),
+        value: opts.serde.encodeNow(m.type, m.value),
         headers: { type: m.type, ...(m.headers ?? {}) },
       });
       byTopic.set(m.topic, list);
