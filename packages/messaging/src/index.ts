@@ -5,6 +5,7 @@ export * from './serde';
 export * from './decoded-message';
 export * from './publisher';
 export * from './transactional-processor';
+export * from './transaction-linger';
 export * from './stream-reader';
 export * from './at-least-once-consumer';
 export * from './admin';

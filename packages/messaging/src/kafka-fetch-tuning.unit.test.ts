@@ -5,6 +5,7 @@ import {
   createKafka,
   DEFAULT_FETCH_TUNING,
   fetchTuningOf,
+  transactionLingerOf,
   type KafkaSettings,
 } from './kafka';
 import { MessageSerde } from './serde';
@@ -89,5 +90,29 @@ describe('Kafka fetch tuning', () => {
     expect(() => createKafka({ ...base, KAFKA_FETCH_MAX_WAIT_MS: 60000 }, 't', logger)).toThrow(
       /KAFKA_FETCH_MAX_WAIT_MS/,
     );
+  });
+
+  it('hands KAFKA_TXN_LINGER_MS (default 0: none) to the transactional processors of that client', () => {
+    expect(transactionLingerOf(createKafka(base, 't', logger))).toBe(0);
+    const common = { serde, logger, metrics: createMetricsRegistry('linger-test') };
+    const processor = (kafka: ReturnType<typeof createKafka>, lingerMs?: number) =>
+      new TransactionalProcessor({
+        ...common,
+        kafka,
+        groupId: 'g4',
+        topic: 't4',
+        transactionalIdPrefix: 'g4',
+        handler: { process: async () => [] },
+        ...(lingerMs === undefined ? {} : { lingerMs }),
+      })['lingerRule'];
+    expect(processor(createKafka(base, 't', logger))).toEqual({ ms: 0, windowMs: 100, minKeys: 3 });
+    expect(processor(createKafka({ ...base, KAFKA_TXN_LINGER_MS: 20 }, 't', logger)).ms).toBe(20);
+    expect(processor(createKafka({ ...base, KAFKA_TXN_LINGER_MS: 45 }, 't', logger)).ms).toBe(45);
+    // A processor's own setting wins over its client's.
+    expect(processor(createKafka({ ...base, KAFKA_TXN_LINGER_MS: 45 }, 't', logger), 0).ms).toBe(0);
+    for (const bad of [-1, 2.5, 1001])
+      expect(() => createKafka({ ...base, KAFKA_TXN_LINGER_MS: bad }, 't', logger)).toThrow(
+        /KAFKA_TXN_LINGER_MS/,
+      );
   });
 });

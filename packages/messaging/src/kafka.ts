@@ -1,5 +1,6 @@
 import { Kafka, logLevel, type KafkaConfig, type SASLOptions } from 'kafkajs';
 import type { Logger } from '@crs/runtime';
+import { DEFAULT_LINGER_RULE } from './transaction-linger';
 
 export interface KafkaSettings {
   KAFKA_BROKERS: string;
@@ -11,6 +12,8 @@ export interface KafkaSettings {
   KAFKA_FETCH_MIN_BYTES?: number;
   /** Consumers' fetch.max.wait.ms (default 200): `fetchTuningOf`. */
   KAFKA_FETCH_MAX_WAIT_MS?: number;
+  /** The transactional processors' wait between batches under load (default 0: none): `transactionLingerOf`. */
+  KAFKA_TXN_LINGER_MS?: number;
 }
 
 /**
@@ -28,10 +31,26 @@ export interface FetchTuning {
 export const DEFAULT_FETCH_TUNING: Readonly<FetchTuning> = { minBytes: 1, maxWaitTimeInMs: 200 };
 
 const fetchTunings = new WeakMap<Kafka, FetchTuning>();
+const transactionLingers = new WeakMap<Kafka, number>();
 
 /** The fetch tuning of the settings a client was created with (`createKafka`); the defaults otherwise. */
 export function fetchTuningOf(kafka: Kafka): FetchTuning {
   return fetchTunings.get(kafka) ?? { ...DEFAULT_FETCH_TUNING };
+}
+
+/**
+ * The transactional processors' linger of the settings a client was created with (`KAFKA_TXN_LINGER_MS`,
+ * decision 0086): under load, a partition's next batch waits until this long after its last one ended.
+ */
+export function transactionLingerOf(kafka: Kafka): number {
+  return transactionLingers.get(kafka) ?? DEFAULT_LINGER_RULE.ms;
+}
+
+/** KAFKA_TXN_LINGER_MS as kafkajs's callers read it, or a RangeError naming it: a whole number from 0 to 1000. */
+export function checkTransactionLinger(ms: number): number {
+  if (!Number.isInteger(ms) || ms < 0 || ms > 1000)
+    throw new RangeError(`KAFKA_TXN_LINGER_MS must be a whole number from 0 to 1000, not ${ms}`);
+  return ms;
 }
 
 function fetchTuningFrom(settings: KafkaSettings): FetchTuning {
@@ -110,6 +129,10 @@ export function createKafka(settings: KafkaSettings, clientId: string, logger: L
   if (sasl) config.sasl = sasl;
   const kafka = new Kafka(config);
   fetchTunings.set(kafka, fetchTuningFrom(settings));
+  transactionLingers.set(
+    kafka,
+    checkTransactionLinger(settings.KAFKA_TXN_LINGER_MS ?? DEFAULT_LINGER_RULE.ms),
+  );
   return kafka;
 }
 

@@ -42,22 +42,23 @@ function scratch(name: string, type: string) {
     (await admin.fetchOffsets({ groupId, topics: [topic] }))[0]!.partitions[0]!.offset;
 
   return {
-    /** Sends messages 1, 2, 3 to the topic. */
-    async produce(): Promise<void> {
+    /** Sends messages 1, 2, 3 to the topic (or `ns`, in sends of `perSend`, keyed by `keyOf`). */
+    async produce(ns = [1, 2, 3], keyOf = (_n: number) => 'k', perSend = ns.length): Promise<void> {
       const producer = kafka.producer();
       await producer.connect();
-      await producer.send({
-        topic,
-        messages: await Promise.all(
-          [1, 2, 3].map(async (n) => ({ key: 'k', value: await serde.encode(type, { n }) })),
-        ),
-      });
+      for (let i = 0; i < ns.length; i += perSend)
+        await producer.send({
+          topic,
+          messages: ns
+            .slice(i, i + perSend)
+            .map((n) => ({ key: keyOf(n), value: serde.encodeNow(type, { n }) })),
+        });
       await producer.disconnect();
     },
     /** Starts a processor of the topic with this handler (and options). */
     async start(
       handler: TransactionalHandler<Msg>,
-      options: { sessionTimeout?: number } = {},
+      options: { sessionTimeout?: number; lingerMs?: number } = {},
     ): Promise<TransactionalProcessor<Msg>> {
       processor = new TransactionalProcessor<Msg>({
         kafka,
@@ -112,6 +113,31 @@ describe('transactional processor after a non-retriable crash', () => {
     expect(failures).toBe(2);
     expect(seen).toEqual([1, 2, 3]);
     expect(processor.isReady()).toBe(true);
+  });
+});
+
+/**
+ * With the linger under load (decision 0086), batches of many customers wait for each other: each message is
+ * still handed over once, in order, and the offsets commit to the end.
+ */
+describe('transactional processor with a linger between batches', () => {
+  const topic = scratch('tp-linger', 'TpLinger');
+
+  it('processes every message once and in order, from many keys sent a few at a time', async () => {
+    const seen: number[] = [];
+    await topic.start(
+      {
+        process: async (messages: DecodedMessage<Msg>[]) => {
+          seen.push(...messages.map((m) => m.value.n));
+          return [];
+        },
+      },
+      { lingerMs: 30 },
+    );
+    const ns = Array.from({ length: 60 }, (_, i) => i + 1);
+    await topic.produce(ns, (n) => `customer-${n % 12}`, 3);
+    expect(await topic.committedOnceAt('60')).toBe('60');
+    expect(seen).toEqual(ns);
   });
 });
 

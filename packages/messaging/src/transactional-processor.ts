@@ -5,7 +5,8 @@ import type { MessageSerde } from './serde';
 import { restartAfterFatalCrash } from './restart-after-fatal-crash';
 import { DEFAULT_MAX_BYTES_PER_SEND, produceSlices, type EncodedMessage } from './produce-slices';
 import { headerString, type DecodedMessage, type OutgoingMessage } from './decoded-message';
-import { FETCH_MAX_BYTES_PER_PARTITION, fetchTuningOf } from './kafka';
+import { FETCH_MAX_BYTES_PER_PARTITION, fetchTuningOf, transactionLingerOf } from './kafka';
+import { DEFAULT_LINGER_RULE, TransactionLinger, type LingerRule } from './transaction-linger';
 
 export interface TransactionalHandler<T> {
   /**
@@ -74,6 +75,11 @@ export interface TransactionalProcessorOptions<T> {
   sessionTimeout?: number;
   /** How long a partition goes without a batch before the handler's `idle` work is asked for (default 5 s). */
   idleMs?: number;
+  /**
+   * The wait after a batch before the partition's next one under load (decision 0086; `TransactionLinger`);
+   * the client's `KAFKA_TXN_LINGER_MS` (default 0: none) when omitted.
+   */
+  lingerMs?: number;
 }
 
 /** Commands of a fetched batch decided in one transaction, at most (`maxMessagesPerTransaction`). */
@@ -152,10 +158,14 @@ export class TransactionalProcessor<T> {
   private readonly waiting = new Set<number>();
   /** Per partition: when its last batch ended. */
   private readonly lastBatchAt = new Map<number, number>();
+  /** Per partition: its recent keys and last batch, for the linger under load (decision 0086). */
+  private readonly lingers = new Map<number, TransactionLinger>();
+  private readonly lingerRule: LingerRule;
   private idleTimer: NodeJS.Timeout | undefined;
   private idleRun: Promise<void> | undefined;
 
   constructor(private readonly opts: TransactionalProcessorOptions<T>) {
+    this.lingerRule = { ...DEFAULT_LINGER_RULE, ms: opts.lingerMs ?? transactionLingerOf(opts.kafka) };
     this.consumer = opts.kafka.consumer({
       groupId: opts.groupId,
       readUncommitted: false,
@@ -223,6 +233,9 @@ export class TransactionalProcessor<T> {
         }
         const release = this.claim(partition);
         try {
+          // Under load, what arrives within the linger joins the next fetch (decision 0086).
+          const linger = this.lingerOf(partition).delay(Date.now());
+          if (linger > 0) await new Promise((r) => setTimeout(r, linger));
           const producer = await this.producerFor(partition);
           if (!this.ready.has(partition)) {
             if (opts.handler.beforePartition)
@@ -316,11 +329,22 @@ export class TransactionalProcessor<T> {
             }
           }
         } finally {
-          this.lastBatchAt.set(partition, Date.now());
+          const now = Date.now();
+          this.lastBatchAt.set(partition, now);
+          this.lingerOf(partition).batchEnded(
+            batch.messages.map((m) => m.key?.toString('latin1') ?? ''),
+            now,
+          );
           release();
         }
       },
     });
+  }
+
+  private lingerOf(partition: number): TransactionLinger {
+    let linger = this.lingers.get(partition);
+    if (!linger) this.lingers.set(partition, (linger = new TransactionLinger(this.lingerRule)));
+    return linger;
   }
 
   /** Marks the partition busy (a batch or an idle transaction under way); the returned call ends it. */

@@ -39,6 +39,10 @@ export const commonConfigSpec = {
     default: 200,
     desc: 'fetch.max.wait.ms of every consumer (docs/operations.md, "Kafka fetch tuning")',
   }),
+  KAFKA_TXN_LINGER_MS: num({
+    default: 0,
+    desc: 'under load, a transactional processor\'s next batch of a partition waits until this long after its last one ended, so that one transaction carries more (0, the default: never; docs/operations.md, "Kafka fetch tuning")',
+  }),
   SCHEMA_REGISTRY_URL: url({ default: 'http://127.0.0.1:18081/apis/ccompat/v7' }),
   SCHEMA_REGISTRY_USERNAME: str({ default: '' }),
   SCHEMA_REGISTRY_PASSWORD: str({ default: '' }),

@@ -116,6 +116,8 @@ secretName lets the init job read the hook copy of the chart Secret.
   value: {{ $v.kafka.fetchMinBytes | quote }}
 - name: KAFKA_FETCH_MAX_WAIT_MS
   value: {{ $v.kafka.fetchMaxWaitMs | quote }}
+- name: KAFKA_TXN_LINGER_MS
+  value: {{ $v.kafka.txnLingerMs | quote }}
 {{- if and $v.kafka.sasl.mechanism $v.kafka.principals.enabled }}
 {{- /* Its own principal per service (docs/kafka-acls.md); the init job is the admin principal. */}}
 {{- $principal := ternary "admin" .name (eq .name "admin-init") }}
