@@ -350,6 +350,29 @@ describe('RecordScreeningResult', () => {
   const result = (requestId: string, hits = [hit]) =>
     cmd('RecordScreeningResult', { requestId, list: 'SANCTIONS', matched: hits.length > 0, hits });
 
+  it('keeps the newest 20 open screening requests, as for evaluations: an answer to an older one decides nothing', () => {
+    const given = history(screened);
+    const requested = given.find((e) => e.type === 'ScreeningRequested')!;
+    // 25 requests no answer reached (a screening service that never answered them).
+    const open = Array.from({ length: 25 }, (_, i) => ({
+      ...requested,
+      streamVersion: given.length + i + 1,
+      data: { ...requested.data, requestId: `unanswered-${i + 1}` },
+    })) as CustomerEvent[];
+    const state = [...given, ...open].reduce(evolve, initialState());
+    expect(Object.keys(state.pendingScreenings)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `unanswered-${i + 6}`),
+    );
+    spec
+      .given([...given, ...open])
+      .when(result('unanswered-5'))
+      .thenNothing();
+    spec
+      .given([...given, ...open])
+      .when(result('unanswered-25', []))
+      .thenContains([{ type: 'ScreeningCompleted' }]);
+  });
+
   it('records the result of a requested list; a first match of an EVALUATE customer asks for a re-evaluation', () => {
     const events = spec
       .given(history(screened))

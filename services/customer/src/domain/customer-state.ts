@@ -24,7 +24,7 @@ export interface CustomerState {
    */
   assessment?: Omit<AssessmentData, 'explanation'>;
   override?: { level: RiskLevel; reason: string; expiresAt?: string; setBy: string };
-  /** Open requests to reactors, so a late or repeated answer is recognised. */
+  /** Open requests to reactors (the newest 20 of each), so a late or repeated answer is recognised. */
   pendingEvaluations: Record<string, string>;
   pendingScreenings: Record<string, ScreeningList[]>;
   screening: Partial<Record<ScreeningList, { matched: boolean; hitKeys: string[] }>>;
@@ -71,7 +71,10 @@ function remember(list: string[], correlationId: string): string[] {
   return next.length > MAX_RECENT_CORRELATIONS ? next.slice(next.length - MAX_RECENT_CORRELATIONS) : next;
 }
 
-/** Re-evaluations that changed nothing leave their request open; only the newest few are kept. */
+/**
+ * Open requests are kept to the newest few: re-evaluations that changed nothing leave their request open, and
+ * a screening request the screening service never answers (a poison message) would stay open for good.
+ */
 function bounded<V>(pending: Record<string, V>, max = 20): Record<string, V> {
   const keys = Object.keys(pending);
   return keys.length <= max
@@ -141,7 +144,7 @@ export function evolve(state: CustomerState, event: CustomerEvent): CustomerStat
     case 'ScreeningRequested':
       return {
         ...s,
-        pendingScreenings: { ...s.pendingScreenings, [event.data.requestId]: event.data.lists },
+        pendingScreenings: bounded({ ...s.pendingScreenings, [event.data.requestId]: event.data.lists }),
       };
     case 'ScreeningCompleted': {
       const d = event.data;
