@@ -1,6 +1,5 @@
 import { SchemaRegistry, SchemaType, COMPATIBILITY } from '@kafkajs/confluent-schema-registry';
-import type { Schema } from '@kafkajs/confluent-schema-registry/dist/@types';
-import Ajv from 'ajv';
+import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { CodedError } from '@crs/runtime';
 
@@ -103,8 +102,11 @@ export function parseWireFormat<T>(buffer: Buffer): T {
  */
 export class MessageSerde {
   private readonly registry: SchemaRegistry;
-  /** Each registered type's schema id and the registry client's compiled schema (its Ajv validator). */
-  private readonly byType = new Map<string, { id: number; schema: Schema }>();
+  /**
+   * Each registered type's schema id and the schema it registered; its validator compiled at the type's first
+   * message (a service registers every type and produces a few).
+   */
+  private readonly byType = new Map<string, { id: number; body: object; validate?: ValidateFunction }>();
 
   constructor(settings: RegistrySettings) {
     const auth = settings.SCHEMA_REGISTRY_USERNAME
@@ -136,9 +138,7 @@ export class MessageSerde {
           { type: SchemaType.JSON, schema: JSON.stringify(body) },
           { subject, compatibility: COMPATIBILITY.BACKWARD },
         );
-        // The client's own compiled schema (read back by id, as its encode did at the first message).
-        const schema = (await this.registry.getSchema(id)) as Schema;
-        this.byType.set(type, { id, schema });
+        this.byType.set(type, { id, body });
         return id;
       } catch (err) {
         if (attempt >= 5 || !/already exists/i.test(String((err as Error)?.message))) throw err;
@@ -150,16 +150,18 @@ export class MessageSerde {
   /**
    * The payload validated against its type's registered schema and written in the wire format, at once
    * (decision 0085): the registry client's `encode` does the same through a promise and three buffers per
-   * message. Throws `MessageInvalidError` (MESSAGE_INVALID) with the failing paths.
+   * message. The validator is the one the client would compile (`ajvFactory`, the schema as registered).
+   * Throws `MessageInvalidError` (MESSAGE_INVALID) with the failing paths.
    */
   encodeNow(type: string, payload: unknown): Buffer {
     const entry = this.byType.get(type);
     if (entry === undefined) throw new Error(`no schema registered for message type ${type}`);
-    const paths: string[] = [];
-    const valid = entry.schema.isValid(payload as object, {
-      errorHook: (path) => paths.push(path.join('') || '/'),
-    });
-    if (!valid) throw new MessageInvalidError(type, paths);
+    const validate = (entry.validate ??= ajvFactory.compile(entry.body));
+    if (!validate(payload))
+      throw new MessageInvalidError(
+        type,
+        (validate.errors ?? []).map((e) => e.instancePath || '/'),
+      );
     return wireFormat(entry.id, JSON.stringify(payload));
   }
 

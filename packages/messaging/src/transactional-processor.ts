@@ -234,7 +234,7 @@ export class TransactionalProcessor<T> {
         const release = this.claim(partition);
         try {
           // Under load, what arrives within the linger joins the next fetch (decision 0086).
-          const linger = this.lingerOf(partition).delay(Date.now());
+          const linger = this.lingerOf(partition)?.delay(Date.now()) ?? 0;
           if (linger > 0) await new Promise((r) => setTimeout(r, linger));
           const producer = await this.producerFor(partition);
           if (!this.ready.has(partition)) {
@@ -331,7 +331,7 @@ export class TransactionalProcessor<T> {
         } finally {
           const now = Date.now();
           this.lastBatchAt.set(partition, now);
-          this.lingerOf(partition).batchEnded(
+          this.lingerOf(partition)?.batchEnded(
             batch.messages.map((m) => m.key?.toString('latin1') ?? ''),
             now,
           );
@@ -341,7 +341,9 @@ export class TransactionalProcessor<T> {
     });
   }
 
-  private lingerOf(partition: number): TransactionLinger {
+  /** The partition's linger; none when it is off (the default), so a batch pays nothing for it. */
+  private lingerOf(partition: number): TransactionLinger | undefined {
+    if (this.lingerRule.ms <= 0) return undefined;
     let linger = this.lingers.get(partition);
     if (!linger) this.lingers.set(partition, (linger = new TransactionLinger(this.lingerRule)));
     return linger;
