@@ -196,6 +196,17 @@ ensure_ferretdb() {
   [ -x "$FERRETDB_BIN" ] && return 0
   [ -z "${STACK_FERRETDB_BIN:-}" ] || die "STACK_FERRETDB_BIN=$STACK_FERRETDB_BIN is not an executable file"
   need_go
+  # The cache is shared by every checkout on the machine (its stack.lock is not): two starting at once
+  # would build in the same directory and remove each other's files. One builds; the other waits for it.
+  exec 8>"$CACHE_DIR/.ferretdb-build.lock"
+  if ! flock -n 8; then
+    say "waiting for another checkout's FerretDB build (lock $CACHE_DIR/.ferretdb-build.lock)"
+    flock -w 900 8 || die "another FerretDB build is still running after 15 minutes"
+  fi
+  if [ -x "$FERRETDB_BIN" ]; then
+    exec 8>&-
+    return 0
+  fi
   say "building FerretDB $FERRETDB_VERSION with our patches (once, cached in $FERRETDB_BIN; takes about 3 minutes: SQLite's C compile and FerretDB's SQLite tests)"
   local work="$CACHE_DIR/.build-ferretdb-$FERRETDB_VERSION" log="$LOG_DIR/ferretdb-build.log" src
   rm -rf "$work" && mkdir -p "$work"
@@ -224,6 +235,7 @@ ensure_ferretdb() {
   ) >>"$log" 2>&1 || { tail -n 30 "$log" >&2; die "building FerretDB failed (full log: $log)"; }
   mv "$FERRETDB_BIN.tmp" "$FERRETDB_BIN"
   rm -rf "$work"
+  exec 8>&-
 }
 
 # ---------------------------------------------------------------------------------------------
