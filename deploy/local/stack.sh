@@ -11,6 +11,7 @@
 #   stack.sh stop <component>   stop one component gracefully
 #   stack.sh kill <component>   SIGKILL one component, as a crash would (fault tests)
 #   stack.sh logs <component>   follow its log
+#   stack.sh fetch [component…] download or build what `up` runs (all by default), start nothing
 #
 # Data, logs and pid files live under $ROOT/.local/; downloads and builds are cached outside the
 # repository (~/.m2, Go's caches, and $STACK_CACHE_DIR). Ports are overridable:
@@ -114,7 +115,7 @@ FERRETDB_BIN="${STACK_FERRETDB_BIN:-$CACHE_DIR/ferretdb-$FERRETDB_VERSION-p$FERR
 
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
-usage() { sed -n '6,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '6,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 # ---------------------------------------------------------------------------------------------
 # Tools
@@ -163,8 +164,22 @@ mvn_stack() {
   fi
 }
 
+# The cache is shared by every checkout on the machine (their stack.lock is not): two fetching or building
+# the same thing at once would write over each other, or replace a directory the other already runs from.
+# One does the work under the cache's lock for it; the other waits, then finds it done.
+cache_lock() {
+  exec 8>"$CACHE_DIR/.$1.lock"
+  if ! flock -n 8; then
+    say "waiting for another checkout's $1 (lock $CACHE_DIR/.$1.lock)"
+    flock -w 900 8 || die "another checkout's $1 is still running after 15 minutes (lock $CACHE_DIR/.$1.lock)"
+  fi
+}
+cache_unlock() { exec 8>&-; }
+
 ensure_kafka() {
   [ -f "$KAFKA_HOME/.complete" ] && return 0
+  cache_lock kafka-download
+  if [ -f "$KAFKA_HOME/.complete" ]; then cache_unlock && return 0; fi
   need_mvn
   say "downloading Kafka $KAFKA_VERSION jars (Maven Central, cached in $KAFKA_HOME)"
   local tmp="$CACHE_DIR/.tmp-kafka-$$"
@@ -172,10 +187,13 @@ ensure_kafka() {
   mvn_stack dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$tmp/libs"
   touch "$tmp/.complete"
   rm -rf "$KAFKA_HOME" && mv "$tmp" "$KAFKA_HOME"
+  cache_unlock
 }
 
 ensure_registry() {
   [ -f "$REGISTRY_HOME/.complete" ] && return 0
+  cache_lock registry-download
+  if [ -f "$REGISTRY_HOME/.complete" ]; then cache_unlock && return 0; fi
   need_mvn
   say "downloading Apicurio Registry $APICURIO_VERSION (Maven Central, cached in $REGISTRY_HOME)"
   local tmp="$CACHE_DIR/.tmp-registry-$$"
@@ -186,6 +204,7 @@ ensure_registry() {
   [ -f "$tmp/dist/apicurio-registry-app-$APICURIO_VERSION-runner.jar" ] || die "unexpected layout of the Apicurio distribution in $tmp/dist"
   touch "$tmp/dist/.complete"
   rm -rf "$REGISTRY_HOME" && mv "$tmp/dist" "$REGISTRY_HOME" && rm -rf "$tmp"
+  cache_unlock
 }
 
 # `go install github.com/FerretDB/FerretDB/cmd/ferretdb@v1.24.0` fails behind proxies that refuse the
@@ -196,17 +215,9 @@ ensure_ferretdb() {
   [ -x "$FERRETDB_BIN" ] && return 0
   [ -z "${STACK_FERRETDB_BIN:-}" ] || die "STACK_FERRETDB_BIN=$STACK_FERRETDB_BIN is not an executable file"
   need_go
-  # The cache is shared by every checkout on the machine (its stack.lock is not): two starting at once
-  # would build in the same directory and remove each other's files. One builds; the other waits for it.
-  exec 8>"$CACHE_DIR/.ferretdb-build.lock"
-  if ! flock -n 8; then
-    say "waiting for another checkout's FerretDB build (lock $CACHE_DIR/.ferretdb-build.lock)"
-    flock -w 900 8 || die "another FerretDB build is still running after 15 minutes"
-  fi
-  if [ -x "$FERRETDB_BIN" ]; then
-    exec 8>&-
-    return 0
-  fi
+  # Two builds at once would share the build directory below and remove each other's files.
+  cache_lock ferretdb-build
+  if [ -x "$FERRETDB_BIN" ]; then cache_unlock && return 0; fi
   say "building FerretDB $FERRETDB_VERSION with our patches (once, cached in $FERRETDB_BIN; takes about 3 minutes: SQLite's C compile and FerretDB's SQLite tests)"
   local work="$CACHE_DIR/.build-ferretdb-$FERRETDB_VERSION" log="$LOG_DIR/ferretdb-build.log" src
   rm -rf "$work" && mkdir -p "$work"
@@ -235,7 +246,7 @@ ensure_ferretdb() {
   ) >>"$log" 2>&1 || { tail -n 30 "$log" >&2; die "building FerretDB failed (full log: $log)"; }
   mv "$FERRETDB_BIN.tmp" "$FERRETDB_BIN"
   rm -rf "$work"
-  exec 8>&-
+  cache_unlock
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -400,6 +411,7 @@ ensure_postgresql() {
   elif [ -x "/usr/lib/postgresql/$POSTGRESQL_VERSION/bin/postgres" ] && [ -x "/usr/lib/postgresql/$POSTGRESQL_VERSION/bin/initdb" ]; then
     PG_BIN="/usr/lib/postgresql/$POSTGRESQL_VERSION/bin"
   else
+    [ -f "$cached/.complete" ] || cache_lock postgresql-download
     if [ ! -f "$cached/.complete" ]; then
       command -v apt-get >/dev/null 2>&1 && command -v dpkg >/dev/null 2>&1 ||
         die "STACK_STORE=postgresql needs PostgreSQL $POSTGRESQL_VERSION: install postgresql-$POSTGRESQL_VERSION, or set STACK_POSTGRESQL_BIN to a directory with initdb and postgres"
@@ -412,6 +424,7 @@ ensure_postgresql() {
       rm -rf "$tmp/debs" && touch "$tmp/root/.complete"
       rm -rf "$cached" && mv "$tmp/root" "$cached" && rm -rf "$tmp"
     fi
+    cache_unlock
     PG_BIN="$cached/usr/lib/postgresql/$POSTGRESQL_VERSION/bin"
     # The unpacked libpq; the binaries find their share/ and lib/ directories relative to themselves.
     export LD_LIBRARY_PATH="$cached/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -662,6 +675,22 @@ cmd_status() {
   return "$all"
 }
 
+# What `up` would download or build, without starting anything (a cache warmed ahead, e.g. in a CI image).
+# Takes no stack.lock: it touches only the shared cache, under the cache's own locks.
+cmd_fetch() {
+  local name
+  mkdir -p "$LOG_DIR" "$CACHE_DIR"
+  for name in "$@"; do
+    case "$name" in
+      kafka) ensure_kafka ;;
+      registry) ensure_registry ;;
+      ferretdb) ensure_ferretdb ;;
+      postgresql) ensure_postgresql ;;
+    esac
+  done
+  say "cached in $CACHE_DIR: $*"
+}
+
 valid_component() {
   [[ " ${COMPONENTS[*]} " == *" ${1:-} "* ]] || die "unknown component '${1:-}' (${COMPONENTS[*]// /|})"
 }
@@ -679,5 +708,11 @@ case "${1:-}" in
   stop) valid_component "${2:-}" && lock && stop_component "$2" ;;
   kill) valid_component "${2:-}" && lock && kill_component "$2" ;;
   logs) valid_component "${2:-}" && exec tail -n 100 -F "$(log_file "$2")" ;;
+  fetch)
+    shift
+    [ "$#" -gt 0 ] || set -- "${COMPONENTS[@]}"
+    for c in "$@"; do valid_component "$c"; done
+    cmd_fetch "$@"
+    ;;
   *) usage ;;
 esac
