@@ -104,7 +104,7 @@ describe('Kafka fetch tuning', () => {
         transactionalIdPrefix: 'g4',
         handler: { process: async () => [] },
         ...(lingerMs === undefined ? {} : { lingerMs }),
-      })['lingerRule'];
+      }).lingerRule;
     expect(processor(createKafka(base, 't', logger))).toEqual({ ms: 0, windowMs: 100, minKeys: 3 });
     expect(processor(createKafka({ ...base, KAFKA_TXN_LINGER_MS: 20 }, 't', logger)).ms).toBe(20);
     expect(processor(createKafka({ ...base, KAFKA_TXN_LINGER_MS: 45 }, 't', logger)).ms).toBe(45);

@@ -31,7 +31,7 @@ export class TransactionLinger {
   private readonly keys = new Map<string, number>();
   private lastBatchEnd: number | undefined;
 
-  constructor(private readonly rule: LingerRule) {}
+  constructor(private readonly rule: Readonly<LingerRule>) {}
 
   /** A batch ended at `now` with messages of these keys. */
   batchEnded(keys: Iterable<string>, now: number): void {

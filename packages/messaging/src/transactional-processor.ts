@@ -160,7 +160,8 @@ export class TransactionalProcessor<T> {
   private readonly lastBatchAt = new Map<number, number>();
   /** Per partition: its recent keys and last batch, for the linger under load (decision 0086). */
   private readonly lingers = new Map<number, TransactionLinger>();
-  private readonly lingerRule: LingerRule;
+  /** The linger rule in force (decision 0086): the client's `KAFKA_TXN_LINGER_MS` or `lingerMs`. */
+  readonly lingerRule: Readonly<LingerRule>;
   private idleTimer: NodeJS.Timeout | undefined;
   private idleRun: Promise<void> | undefined;
 
