@@ -22,7 +22,9 @@
 // encryption: the cost of personal-data encryption (docs/privacy.md). BENCH_BACKLOG (default 20,000) sets the
 // decider and projector backlog; BENCH_*_SECONDS the length of the other phases (settings() below). Every phase prints
 // the cores each process used (test/bench/cpu.mjs), and the single-import phase the store commands per
-// customer (store_commands_total of every service). Each side first runs BENCH_WARMUP_SECONDS (60) of single
+// customer (store_commands_total of every service). Each side reads the machine's own speed
+// (test/bench/machine-speed.mjs) after its warm-up and after its replay, so a side that ran on a slower
+// machine says so. Each side first runs BENCH_WARMUP_SECONDS (60) of single
 // imports through its pipeline, unmeasured: a broker just started spends its first minutes compiling (Kafka
 // took 0.42-0.44 cores during single imports right after a start against 0.20-0.25 a few minutes later), which
 // would count against whichever side runs first.
@@ -45,6 +47,7 @@ import {
   benchPartitions,
 } from './stack.mjs';
 import { cpuSnapshot, coresBetween } from './cpu.mjs';
+import { machineSpeed } from './machine-speed.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
@@ -429,6 +432,10 @@ export async function benchPipeline({
         post(base, tok, '/core-ws-rest/customer', evaluateCustomer(NS, next++)),
       );
     await quiet('warm-up');
+    // The machine's own speed at the side's start and end (test/bench/machine-speed.mjs): sides that read it
+    // apart ran on machines of different speed, whatever their code.
+    const speedUnit = 'rounds/s (a fixed single-thread workload in a child process, the stages idle)';
+    push('machine_speed.start', await machineSpeed(), speedUnit);
 
     // 0. The accept path alone: single imports with every consumer stopped, so the ingress, Kafka and the
     // store have the cores to themselves (the ceiling of the accept path on this machine); the consumers
@@ -660,6 +667,7 @@ export async function benchPipeline({
     for (const [phase, seconds] of Object.entries(replay?.phases ?? {}))
       push(`replay.${phase}_seconds`, seconds, `s (${replay.customers ?? '?'} customers)`);
     pushCpu('replay', replayCpu);
+    push('machine_speed.end', await machineSpeed(), speedUnit);
 
     // 6. Batches of 1,000 with every consumer stopped (the ceiling of the batch endpoint on this machine),
     // last: the backlog it leaves would weigh on any phase after it.

@@ -152,6 +152,71 @@ async function runPipelines(runs, measured, limits) {
 }
 
 /**
+ * The limits as figures (`limit.<name>`, `limit.store.<op>`); given both readings, the unit names them.
+ */
+function limitFigures(limits, first, last) {
+  const reading = (v) => (typeof v === 'number' ? Math.round(v) : 'none');
+  const readings = (of) =>
+    first
+      ? ` (the higher of ${reading(of(first))} at the start and ${reading(of(last))} at the end of the run)`
+      : '';
+  const out = [];
+  for (const [key, l] of Object.entries(limits)) {
+    if (!l?.name) continue;
+    const unit = `${l.unit}${readings((r) => r[key]?.value)}`;
+    out.push({ name: `limit.${l.name}`, value: Math.round(l.value), unit });
+  }
+  for (const [k, v] of Object.entries(limits.storeAll ?? {})) {
+    if (typeof v === 'number')
+      out.push({
+        name: `limit.store.${k}`,
+        value: Math.round(v),
+        unit: `ops/s${readings((r) => r.storeAll?.[k])}`,
+      });
+  }
+  return out;
+}
+
+/** Per limit, the higher of two readings (one that failed in a reading is taken from the other). */
+function higherLimits(a, b) {
+  const out = {};
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    if (key === 'storeAll') {
+      const all = { ...(a.storeAll ?? {}) };
+      for (const [k, v] of Object.entries(b.storeAll ?? {}))
+        if (typeof v === 'number' && !(all[k] >= v)) all[k] = v;
+      out.storeAll = all;
+    } else if (!a[key] || (b[key] && b[key].value > a[key].value)) out[key] = b[key];
+    else out[key] = a[key];
+  }
+  return out;
+}
+
+/**
+ * The figures with every `pipeline.<name>.ratio_to_<limit>.<label>` computed again from its figure
+ * (`pipeline.<name>.<label>`) and the limit of that name in `limits`.
+ */
+function ratiosTo(list, limits) {
+  const byName = new Map(list.map((f) => [f.name, f]));
+  const limitOf = new Map(
+    Object.values(limits)
+      .filter((l) => l?.name)
+      .map((l) => [l.name, l]),
+  );
+  return list.map((f) => {
+    const m = /^(pipeline\..+)\.ratio_to_([a-z_]+)\.([a-z]+)$/.exec(f.name);
+    const base = m && byName.get(`${m[1]}.${m[3]}`);
+    const limit = m && limitOf.get(m[2]);
+    if (!base || !limit) return f;
+    return {
+      ...f,
+      value: round(base.value / limit.value, 3),
+      unit: `ratio (limit ${round(limit.value)} ${limit.unit})`,
+    };
+  });
+}
+
+/**
  * The figures of two labels of one run side by side (`pipeline.<name>.<a>` beside `pipeline.<name>.<b>`) with
  * the ratio b / a: console lines, markdown rows, and a `<name>.<b>_to_<a>` figure for each throughput or
  * latency. Ratios to a limit stay in the full list only.
@@ -309,17 +374,14 @@ function baselineTree(value) {
 if (process.argv[2] === 'pipeline') {
   // `npm run bench pipeline`: the whole pipeline beside the raw limits of Kafka and the store, measured in
   // this run; with BENCH_BASELINE=<built checkout of an older commit>, that tree first (before and after).
-  console.log('raw limits of this machine (Kafka, store)');
-  const limits = await measureLimits();
-  const measured = [];
-  for (const l of Object.values(limits)) {
-    if (l?.name) measured.push({ name: `limit.${l.name}`, value: Math.round(l.value), unit: l.unit });
-  }
-  for (const [k, v] of Object.entries(limits.storeAll ?? {})) {
-    if (typeof v === 'number')
-      measured.push({ name: `limit.store.${k}`, value: Math.round(v), unit: 'ops/s' });
-  }
-  print(measured);
+  // The limits are read at the start and again at the end of the run, and each is the higher reading: a
+  // ceiling read low (a broker or a machine just started: the first reading of the forty-fourth stop was half
+  // the second) would flatter every ratio to it. The sides print their ratios to the first reading; the
+  // report's ratios are to the higher one (`higherLimits`, `ratiosTo`).
+  console.log('raw limits of this machine (Kafka, store), first reading');
+  const firstLimits = await measureLimits();
+  print(limitFigures(firstLimits));
+  const limits = firstLimits;
   const baseline = baselineTree(process.env.BENCH_BASELINE);
   // A baseline checked out outside the repository has no ../shared beside it: both trees read this one's.
   process.env.CRS_SHARED_DATA ??= DATA;
@@ -335,10 +397,16 @@ if (process.argv[2] === 'pipeline') {
         ['after', ROOT],
       ]
     : [['after', ROOT]];
-  await runPipelines(runs, measured, limits);
+  const sides = [];
+  await runPipelines(runs, sides, limits);
+  console.log('raw limits of this machine (Kafka, store), second reading');
+  const lastLimits = await measureLimits();
+  print(limitFigures(lastLimits));
+  const higher = higherLimits(firstLimits, lastLimits);
+  const measured = [...limitFigures(higher, firstLimits, lastLimits), ...ratiosTo(sides, higher)];
   print(measured);
   if (baseline) for (const line of sideBySide(measured, 'before', 'after').lines) console.log(line);
-  const note = `Measured ${new Date().toISOString()} with \`${baseline ? `BENCH_BASELINE=${process.env.BENCH_BASELINE} ` : ''}${baseline && process.env.BENCH_BASELINE_ENV ? `BENCH_BASELINE_ENV='${process.env.BENCH_BASELINE_ENV}' ` : ''}npm run bench pipeline\` on ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}; ${baseline ? `before = ${rev(baseline)}, ` : ''}after = ${rev(ROOT)}. Limits measured in the same run on the same stack (test/bench/limits); a ratio is the stage's figure divided by the limit it is bound by.`;
+  const note = `Measured ${new Date().toISOString()} with \`${baseline ? `BENCH_BASELINE=${process.env.BENCH_BASELINE} ` : ''}${baseline && process.env.BENCH_BASELINE_ENV ? `BENCH_BASELINE_ENV='${process.env.BENCH_BASELINE_ENV}' ` : ''}npm run bench pipeline\` on ${machine.cpus} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}; ${baseline ? `before = ${rev(baseline)}, ` : ''}after = ${rev(ROOT)}. Limits measured in the same run on the same stack, at its start and at its end, the higher reading of each kept (test/bench/limits); a ratio is the stage's figure divided by the limit it is bound by.`;
   mergeIntoReports(measured, [{ section: 'pipeline (issue 15)', note, figures: measured }]);
   console.log('updated the pipeline figures in reports/bench.json and docs/benchmarks.md');
   process.exit(0);
