@@ -345,7 +345,10 @@ launch_kafka() {
   # C2 stays on: the broker carries the benchmark load, unlike the registry. Measured (docs/performance.md,
   # the fortieth stop's run): C1 only saves the compiler's first minute and then costs the broker 60-90 %
   # more CPU for as long as it runs.
+  # Every collection and its pause in logs/kafka-gc.log (two files of 10 MB at most): a stall of the whole
+  # pipeline can be told from the broker's collector or not.
   spawn kafka java "$JAVA_MARKER" -Xms256m -Xmx768m "${KAFKA_GC_OPTS[@]}" -Djava.awt.headless=true \
+    "-Xlog:gc:file=$LOG_DIR/kafka-gc.log:time,uptime:filecount=2,filesize=10m" \
     -Dlog4j.configuration="file:$STACK_SRC/kafka/log4j.properties" \
     -cp "$KAFKA_HOME/libs/*" kafka.Kafka "$LOCAL/kafka/server.properties"
 }
