@@ -302,6 +302,11 @@ export async function closedLoop(clients, seconds, send) {
   return (performance.now() - t0) / 1000;
 }
 
+/** A figure's ratio to a limit ({ name, value, unit }): the value and unit of its `ratio_to_<limit>` figure. */
+export function ratioTo(value, limit) {
+  return { value: round(value / limit.value, 3), unit: `ratio (limit ${round(limit.value)} ${limit.unit})` };
+}
+
 /**
  * Runs every phase against the services of `root` in namespace `NS`; pushes figures with the suffix `.<label>`.
  * `env` adds or overrides settings of every service started (merged last into the cluster's settings), e.g.
@@ -326,14 +331,9 @@ export async function benchPipeline({
     const f = { name: `pipeline.${name}.${label}`, value: round(value, 2), unit };
     figures.push(f);
     const limitsOf = [limit].flat().filter(Boolean);
-    for (const l of limitsOf) {
-      figures.push({
-        name: `pipeline.${name}.ratio_to_${l.name}.${label}`,
-        value: round(value / l.value, 3),
-        unit: `ratio (limit ${round(l.value)} ${l.unit})`,
-      });
-    }
-    const ratios = limitsOf.map((l) => `${round(value / l.value, 3)} of ${l.name}`).join(', ');
+    for (const l of limitsOf)
+      figures.push({ name: `pipeline.${name}.ratio_to_${l.name}.${label}`, ...ratioTo(value, l) });
+    const ratios = limitsOf.map((l) => `${ratioTo(value, l).value} of ${l.name}`).join(', ');
     log(`  [${label}] ${name}: ${f.value} ${unit}${ratios ? ` (${ratios})` : ''}`);
   };
   const pushCpu = (name, cpu) => push(`${name}.cpu`, cpu.total, `cores (${cpu.breakdown})`);

@@ -28,7 +28,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { round } from './stats.mjs';
 import { benchRiskEngine, benchScreening, benchValidation } from './in-process.mjs';
 import { benchStack, benchPartitions } from './stack.mjs';
-import { benchPipeline, measureLimits } from './pipeline.mjs';
+import { benchPipeline, measureLimits, ratioTo } from './pipeline.mjs';
 import { benchPrivacy, benchKeyStore, localMongoUri } from './privacy.mjs';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
@@ -207,12 +207,7 @@ function ratiosTo(list, limits) {
     const m = /^(pipeline\..+)\.ratio_to_([a-z_]+)\.([a-z]+)$/.exec(f.name);
     const base = m && byName.get(`${m[1]}.${m[3]}`);
     const limit = m && limitOf.get(m[2]);
-    if (!base || !limit) return f;
-    return {
-      ...f,
-      value: round(base.value / limit.value, 3),
-      unit: `ratio (limit ${round(limit.value)} ${limit.unit})`,
-    };
+    return base && limit ? { ...f, ...ratioTo(base.value, limit) } : f;
   });
 }
 
@@ -381,7 +376,6 @@ if (process.argv[2] === 'pipeline') {
   console.log('raw limits of this machine (Kafka, store), first reading');
   const firstLimits = await measureLimits();
   print(limitFigures(firstLimits));
-  const limits = firstLimits;
   const baseline = baselineTree(process.env.BENCH_BASELINE);
   // A baseline checked out outside the repository has no ../shared beside it: both trees read this one's.
   process.env.CRS_SHARED_DATA ??= DATA;
@@ -398,7 +392,7 @@ if (process.argv[2] === 'pipeline') {
       ]
     : [['after', ROOT]];
   const sides = [];
-  await runPipelines(runs, sides, limits);
+  await runPipelines(runs, sides, firstLimits);
   console.log('raw limits of this machine (Kafka, store), second reading');
   const lastLimits = await measureLimits();
   print(limitFigures(lastLimits));

@@ -3,7 +3,7 @@
 # shared by every checkout, whose own stack.lock does not cover the cache. Two checkouts fetching at once
 # must both succeed with one download of each component between them and a complete home left behind,
 # not two downloads replacing each other's directories (stack.sh's cache locks). Runs after the stack's
-# first start, so Maven's local repository already holds the artifacts: a few tens of seconds.
+# first start, so Maven's local repository already holds the artifacts: about ten seconds.
 # Run from anywhere: bash deploy/local/test.d/10-stack-cache.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
