@@ -39,7 +39,9 @@ async function storeReachable(settings: MongoSettings): Promise<boolean> {
  * destroyed socket, where no socket timeout fires). The monitor then stays "monitoring" forever, the
  * server stays Unknown, and every operation fails server selection although the store is back. The
  * fault suite's database outage left the archive and the callback service in exactly that state
- * (docs/reliability.md).
+ * (docs/reliability.md). Our patch of the driver (patches/mongodb@6.21.0.patch, decision 0087) now ends
+ * such a wait with the connection's error; the watchdog stays as the net for whatever else leaves a
+ * client unusable while the store is up.
  *
  * So the store is pinged in the background; when pings have failed for `staleAfterMs` and a probe
  * client reaches the store, the client is closed and connected again. The same MongoClient gets a new

@@ -6,13 +6,16 @@ import type { Endpoint } from './stack-env';
  * A loopback TCP proxy in front of a real server, on TCP or a Unix socket (the local stack's store:
  * decision 0082), that a test can cut and restore, to give one client an outage of the real store while
  * the store itself keeps serving the other tests. Cut: every open connection is destroyed and new ones are
- * closed as soon as they are accepted.
+ * closed as soon as they are accepted. Freeze: every connection stays open but nothing passes either way
+ * (a store that stops reading and answering, a network stall) until `thaw`.
  * (Toxiproxy does this as a separate server; one socket pipe is all these tests need.)
  */
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
+  private readonly pairs = new Set<{ client: Socket; upstream: Socket }>();
   private cutOff = false;
+  private frozen = false;
 
   constructor(private readonly target: Endpoint) {}
 
@@ -24,7 +27,11 @@ export class TcpProxy {
         return;
       }
       const upstream = connectUpstream(client, this.target, this.sockets);
-      client.pipe(upstream).pipe(client);
+      const pair = { client, upstream };
+      this.pairs.add(pair);
+      client.on('close', () => this.pairs.delete(pair));
+      if (this.frozen) client.pause();
+      else client.pipe(upstream).pipe(client);
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     return `127.0.0.1:${(this.server.address() as AddressInfo).port}`;
@@ -37,6 +44,23 @@ export class TcpProxy {
 
   restore(): void {
     this.cutOff = false;
+  }
+
+  /** Nothing passes on any connection, open or new, until `thaw`: the bytes wait in the sockets. */
+  freeze(): void {
+    this.frozen = true;
+    for (const { client, upstream } of this.pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
+  }
+
+  thaw(): void {
+    if (!this.frozen) return;
+    this.frozen = false;
+    for (const { client, upstream } of this.pairs) client.pipe(upstream).pipe(client);
   }
 
   async stop(): Promise<void> {
