@@ -31,6 +31,8 @@ export interface HostedPart {
   stop(): Promise<void> | void;
   /** Read by the part's readiness check, when it has one. */
   isReady?(): boolean;
+  /** False once the part has stopped making progress for good (a stalled batch: decision 0087); fails liveness. */
+  isLive?(): boolean;
 }
 
 /** An HTTP server the service listens with; `close` stops accepting and waits for requests under way. */
@@ -78,6 +80,8 @@ export class ServiceHost<C extends HostSettings = HostSettings> {
   private readonly logger: Logger;
   private readonly clientId: string;
   private readonly stops: StopStack;
+  /** Parts started without a readiness name, numbered for their liveness checks. */
+  private unnamedParts = 0;
   private portOf: () => number = () => 0;
 
   constructor(options: ServiceHostOptions<C>) {
@@ -192,6 +196,9 @@ export class ServiceHost<C extends HostSettings = HostSettings> {
    */
   async startPart<P extends HostedPart>(part: P, readiness?: string): Promise<P> {
     if (readiness) this.health.addReadinessCheck(readiness, () => part.isReady?.() ?? false);
+    const { isLive } = part;
+    if (isLive)
+      this.health.addLivenessCheck(readiness ?? `part-${++this.unnamedParts}`, () => isLive.call(part));
     this.stops.push(() => part.stop());
     await part.start();
     return part;

@@ -140,6 +140,29 @@ describe('ServiceHost', () => {
     }
   });
 
+  it('is not live while a part says it has stopped making progress (a stalled batch), named or not', async () => {
+    const host = new ServiceHost({ name: 'host-test', config, logger });
+    const stalled = { live: true, start: () => undefined, stop: () => undefined, isLive: () => stalled.live };
+    const unnamed = { live: true, start: () => undefined, stop: () => undefined, isLive: () => unnamed.live };
+    await host.start(async () => {
+      await host.serveHealth();
+      await host.startPart(stalled, 'events');
+      await host.startPart(unnamed);
+    });
+    try {
+      expect(await get(host, '/health/live')).toEqual({ status: 200, body: '{"status":"UP"}' });
+      stalled.live = false;
+      expect(await get(host, '/health/live')).toEqual({ status: 503, body: '{"status":"DOWN"}' });
+      stalled.live = true;
+      unnamed.live = false;
+      expect((await get(host, '/health/live')).status).toBe(503);
+      unnamed.live = true;
+      expect((await get(host, '/health/live')).status).toBe(200);
+    } finally {
+      await host.stop();
+    }
+  });
+
   it('serves a service’s own handler on the health port; closing it early leaves the host’s close a no-op', async () => {
     const log: string[] = [];
     const host = new ServiceHost({ name: 'host-test', config, logger });

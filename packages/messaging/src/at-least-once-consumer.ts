@@ -4,7 +4,8 @@ import { consumerLagGauge, processingHistogram } from '@crs/runtime';
 import type { MessageSerde } from './serde';
 import { restartAfterFatalCrash } from './restart-after-fatal-crash';
 import { headerString, type DecodedMessage } from './decoded-message';
-import { FETCH_MAX_BYTES_PER_PARTITION, fetchTuningOf, type FetchTuning } from './kafka';
+import { FETCH_MAX_BYTES_PER_PARTITION, batchStallOf, fetchTuningOf, type FetchTuning } from './kafka';
+import { BatchWatchdog, type StalledBatch } from './batch-watchdog';
 
 /**
  * For projectors and reactors whose effects are idempotent on their own (upserts guarded by stream
@@ -16,6 +17,7 @@ export class AtLeastOnceConsumer<T> {
   private readonly consumer: Consumer;
   private running = false;
   private assigned = false;
+  private readonly watchdog: BatchWatchdog;
 
   constructor(
     private readonly opts: {
@@ -48,6 +50,8 @@ export class AtLeastOnceConsumer<T> {
       onGroupJoin?: () => void;
       /** This consumer's fetch tuning instead of its client's (`fetchTuningOf`): the projector's linger. */
       fetch?: FetchTuning;
+      /** How long a batch may show no sign of life (`batchStallOf` its client by default: decision 0087). */
+      stallMs?: number;
     },
   ) {
     if (!opts.handle && !opts.handleBatch) throw new Error('AtLeastOnceConsumer needs handle or handleBatch');
@@ -70,14 +74,31 @@ export class AtLeastOnceConsumer<T> {
       shouldRun: () => this.running,
       run: () => this.run(),
     });
+    this.watchdog = new BatchWatchdog({
+      logger: opts.logger,
+      groupId: opts.groupId,
+      stallMs: opts.stallMs ?? batchStallOf(opts.kafka),
+      metrics: opts.metrics,
+    });
   }
 
   isReady(): boolean {
     return this.running && this.assigned;
   }
 
+  /** False while a batch has shown no sign of life for the stall bound (decision 0087). */
+  isLive(): boolean {
+    return this.stalled() === undefined;
+  }
+
+  /** The batch that has shown no sign of life for the stall bound, if any. */
+  stalled(): StalledBatch | undefined {
+    return this.watchdog.check();
+  }
+
   async start(): Promise<void> {
     this.running = true;
+    this.watchdog.start();
     await this.run();
   }
 
@@ -93,93 +114,93 @@ export class AtLeastOnceConsumer<T> {
       autoCommitInterval: 500,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently ?? 1,
-      eachBatch: async ({
-        batch,
-        resolveOffset,
-        heartbeat,
-        commitOffsetsIfNecessary,
-        isRunning,
-        isStale,
-      }) => {
-        const decode = async (
-          raw: (typeof batch.messages)[number],
-        ): Promise<DecodedMessage<T> | undefined> => {
-          const type = headerString(raw.headers as Record<string, unknown>, 'type');
-          if (wanted && type !== undefined && !wanted.has(type)) return undefined;
-          try {
-            return {
-              topic: batch.topic,
-              partition: batch.partition,
-              offset: raw.offset,
-              key: raw.key?.toString('utf8') ?? '',
-              type: type ?? '',
-              value: await opts.serde.decode<T>(raw.value ?? Buffer.alloc(0)),
-            };
-          } catch (err) {
-            opts.logger.error(
-              { code: (err as { code?: string }).code, topic: batch.topic, offset: raw.offset },
-              'undecodable message skipped',
-            );
-            return undefined;
-          }
-        };
-        // Retried with capped backoff until it succeeds or the consumer stops: never skipped.
-        const untilDone = async (work: () => Promise<void>, offset: string): Promise<void> => {
-          for (let attempt = 1; ; attempt++) {
-            const started = process.hrtime.bigint();
+      eachBatch: ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }) =>
+        this.watchdog.watch(batch.topic, batch.partition, async (watched) => {
+          const decode = async (
+            raw: (typeof batch.messages)[number],
+          ): Promise<DecodedMessage<T> | undefined> => {
+            const type = headerString(raw.headers as Record<string, unknown>, 'type');
+            if (wanted && type !== undefined && !wanted.has(type)) return undefined;
             try {
-              await work();
-              hist
-                .labels(batch.topic, opts.groupId, 'ok')
-                .observe(Number(process.hrtime.bigint() - started) / 1e9);
-              return;
+              return {
+                topic: batch.topic,
+                partition: batch.partition,
+                offset: raw.offset,
+                key: raw.key?.toString('utf8') ?? '',
+                type: type ?? '',
+                value: await opts.serde.decode<T>(raw.value ?? Buffer.alloc(0)),
+              };
             } catch (err) {
-              hist
-                .labels(batch.topic, opts.groupId, 'error')
-                .observe(Number(process.hrtime.bigint() - started) / 1e9);
-              if (!isRunning()) throw err;
-              opts.logger.warn({ err, attempt, topic: batch.topic, offset }, 'handler failed; retrying');
-              await heartbeat().catch(() => undefined);
-              await new Promise((r) => setTimeout(r, Math.min(200 * 2 ** Math.min(attempt, 5), 5000)));
+              opts.logger.error(
+                { code: (err as { code?: string }).code, topic: batch.topic, offset: raw.offset },
+                'undecodable message skipped',
+              );
+              return undefined;
             }
+          };
+          // Retried with capped backoff until it succeeds or the consumer stops: never skipped.
+          const untilDone = async (work: () => Promise<void>, offset: string): Promise<void> => {
+            for (let attempt = 1; ; attempt++) {
+              watched.phase(`handler attempt ${attempt}`, offset);
+              const started = process.hrtime.bigint();
+              try {
+                await work();
+                hist
+                  .labels(batch.topic, opts.groupId, 'ok')
+                  .observe(Number(process.hrtime.bigint() - started) / 1e9);
+                return;
+              } catch (err) {
+                hist
+                  .labels(batch.topic, opts.groupId, 'error')
+                  .observe(Number(process.hrtime.bigint() - started) / 1e9);
+                if (!isRunning()) throw err;
+                opts.logger.warn({ err, attempt, topic: batch.topic, offset }, 'handler failed; retrying');
+                watched.phase('backoff', offset);
+                await heartbeat().catch(() => undefined);
+                await new Promise((r) => setTimeout(r, Math.min(200 * 2 ** Math.min(attempt, 5), 5000)));
+              }
+            }
+          };
+          const done = async (offset: string): Promise<void> => {
+            watched.phase('commit', offset);
+            resolveOffset(offset);
+            lag
+              .labels(batch.topic, String(batch.partition), opts.groupId)
+              .set(Number(BigInt(batch.highWatermark) - BigInt(offset) - 1n));
+            await commitOffsetsIfNecessary();
+            await heartbeat();
+          };
+          const { handleBatch } = opts;
+          if (handleBatch) {
+            const size = opts.maxBatch ?? 200;
+            for (let i = 0; i < batch.messages.length; i += size) {
+              if (!isRunning() || isStale()) return;
+              const chunk = batch.messages.slice(i, i + size);
+              watched.phase('decode', chunk[0]!.offset);
+              const decoded = (await Promise.all(chunk.map(decode))).filter(
+                (m): m is DecodedMessage<T> => m !== undefined,
+              );
+              const last = chunk[chunk.length - 1]!.offset;
+              if (decoded.length > 0) await untilDone(() => handleBatch(decoded), last);
+              await done(last);
+            }
+            return;
           }
-        };
-        const done = async (offset: string): Promise<void> => {
-          resolveOffset(offset);
-          lag
-            .labels(batch.topic, String(batch.partition), opts.groupId)
-            .set(Number(BigInt(batch.highWatermark) - BigInt(offset) - 1n));
-          await commitOffsetsIfNecessary();
-          await heartbeat();
-        };
-        const { handleBatch } = opts;
-        if (handleBatch) {
-          const size = opts.maxBatch ?? 200;
-          for (let i = 0; i < batch.messages.length; i += size) {
+          const handle = opts.handle!;
+          for (const raw of batch.messages) {
             if (!isRunning() || isStale()) return;
-            const chunk = batch.messages.slice(i, i + size);
-            const decoded = (await Promise.all(chunk.map(decode))).filter(
-              (m): m is DecodedMessage<T> => m !== undefined,
-            );
-            const last = chunk[chunk.length - 1]!.offset;
-            if (decoded.length > 0) await untilDone(() => handleBatch(decoded), last);
-            await done(last);
+            watched.phase('decode', raw.offset);
+            const decoded = await decode(raw);
+            if (decoded) await untilDone(() => handle(decoded), raw.offset);
+            await done(raw.offset);
           }
-          return;
-        }
-        const handle = opts.handle!;
-        for (const raw of batch.messages) {
-          if (!isRunning() || isStale()) return;
-          const decoded = await decode(raw);
-          if (decoded) await untilDone(() => handle(decoded), raw.offset);
-          await done(raw.offset);
-        }
-      },
+        }),
     });
   }
 
   async stop(): Promise<void> {
     this.running = false;
+    this.watchdog.stop();
     await this.consumer.disconnect().catch(() => undefined);
   }
 }

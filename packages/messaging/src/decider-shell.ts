@@ -89,6 +89,13 @@ export class DeciderShell<
     return this.processors.length === this.opts.inputs.length && this.processors.every((p) => p.isReady());
   }
 
+  /** False while a batch of its reader or a processor has shown no sign of life for the stall bound (decision 0087). */
+  isLive(): boolean {
+    // Every one is asked, so each logs its own stall.
+    const live = [this.reader?.isLive() ?? true, ...this.processors.map((p) => p.isLive())];
+    return live.every(Boolean);
+  }
+
   async start(): Promise<void> {
     const { kafka, serde, logger, metrics } = this.opts;
     const core = this.core;

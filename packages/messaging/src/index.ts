@@ -16,3 +16,4 @@ export * from './asyncapi';
 export * from './decider';
 export * from './decider-core';
 export * from './decider-shell';
+export * from './batch-watchdog';

@@ -6,6 +6,8 @@ import {
   DEFAULT_FETCH_TUNING,
   fetchTuningOf,
   transactionLingerOf,
+  batchStallOf,
+  DEFAULT_BATCH_STALL_MS,
   type KafkaSettings,
 } from './kafka';
 import { MessageSerde } from './serde';
@@ -113,6 +115,20 @@ describe('Kafka fetch tuning', () => {
     for (const bad of [-1, 2.5, 1001])
       expect(() => createKafka({ ...base, KAFKA_TXN_LINGER_MS: bad }, 't', logger)).toThrow(
         /KAFKA_TXN_LINGER_MS/,
+      );
+  });
+
+  it('takes KAFKA_BATCH_STALL_MS (default five minutes) from 30 s to an hour, and refuses anything else by name', () => {
+    expect(batchStallOf(createKafka(base, 't', logger))).toBe(DEFAULT_BATCH_STALL_MS);
+    expect(DEFAULT_BATCH_STALL_MS).toBe(300_000);
+    expect(batchStallOf(createKafka({ ...base, KAFKA_BATCH_STALL_MS: 30_000 }, 't', logger))).toBe(30_000);
+    expect(batchStallOf(createKafka({ ...base, KAFKA_BATCH_STALL_MS: 3_600_000 }, 't', logger))).toBe(
+      3_600_000,
+    );
+    // Shorter than the longest backoff and a slow attempt would restart healthy services.
+    for (const bad of [0, 29_999, 2.5e4 + 0.5, 3_600_001])
+      expect(() => createKafka({ ...base, KAFKA_BATCH_STALL_MS: bad }, 't', logger)).toThrow(
+        /KAFKA_BATCH_STALL_MS/,
       );
   });
 });

@@ -14,6 +14,8 @@ export interface KafkaSettings {
   KAFKA_FETCH_MAX_WAIT_MS?: number;
   /** The transactional processors' wait between batches under load (default 0: none): `transactionLingerOf`. */
   KAFKA_TXN_LINGER_MS?: number;
+  /** How long a batch may show no sign of life before the service fails liveness (default 300,000): `batchStallOf`. */
+  KAFKA_BATCH_STALL_MS?: number;
 }
 
 /**
@@ -32,6 +34,10 @@ export const DEFAULT_FETCH_TUNING: Readonly<FetchTuning> = { minBytes: 1, maxWai
 
 const fetchTunings = new WeakMap<Kafka, FetchTuning>();
 const transactionLingers = new WeakMap<Kafka, number>();
+const batchStalls = new WeakMap<Kafka, number>();
+
+/** A batch silent this long is stalled unless KAFKA_BATCH_STALL_MS says otherwise (decision 0087). */
+export const DEFAULT_BATCH_STALL_MS = 300_000;
 
 /** The fetch tuning of the settings a client was created with (`createKafka`); the defaults otherwise. */
 export function fetchTuningOf(kafka: Kafka): FetchTuning {
@@ -50,6 +56,24 @@ export function transactionLingerOf(kafka: Kafka): number {
 export function checkTransactionLinger(ms: number): number {
   if (!Number.isInteger(ms) || ms < 0 || ms > 1000)
     throw new RangeError(`KAFKA_TXN_LINGER_MS must be a whole number from 0 to 1000, not ${ms}`);
+  return ms;
+}
+
+/**
+ * How long a consumer's batch may show no sign of life (no handler attempt, backoff or commit begun)
+ * before the service fails liveness (`KAFKA_BATCH_STALL_MS`, `BatchWatchdog`, decision 0087).
+ */
+export function batchStallOf(kafka: Kafka): number {
+  return batchStalls.get(kafka) ?? DEFAULT_BATCH_STALL_MS;
+}
+
+/**
+ * KAFKA_BATCH_STALL_MS as the watchdog reads it, or a RangeError naming it: a whole number from 30,000
+ * (longer than the consumers' longest backoff, 5 s, and a slow attempt) to 3,600,000.
+ */
+export function checkBatchStall(ms: number): number {
+  if (!Number.isInteger(ms) || ms < 30_000 || ms > 3_600_000)
+    throw new RangeError(`KAFKA_BATCH_STALL_MS must be a whole number from 30000 to 3600000, not ${ms}`);
   return ms;
 }
 
@@ -133,6 +157,7 @@ export function createKafka(settings: KafkaSettings, clientId: string, logger: L
     kafka,
     checkTransactionLinger(settings.KAFKA_TXN_LINGER_MS ?? DEFAULT_LINGER_RULE.ms),
   );
+  batchStalls.set(kafka, checkBatchStall(settings.KAFKA_BATCH_STALL_MS ?? DEFAULT_BATCH_STALL_MS));
   return kafka;
 }
 

@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import type { MessageSerde } from './serde';
 import { restartAfterFatalCrash } from './restart-after-fatal-crash';
 import { headerString, type DecodedMessage } from './decoded-message';
-import { FETCH_MAX_BYTES_PER_PARTITION } from './kafka';
+import { FETCH_MAX_BYTES_PER_PARTITION, batchStallOf } from './kafka';
+import { BatchWatchdog } from './batch-watchdog';
 
 /** How often a reader commits its throw-away group's offsets (they only shorten a re-read after a crash). */
 export const READER_COMMIT_INTERVAL_MS = 2000;
@@ -46,6 +47,8 @@ export class StreamReader<T> {
   private readonly waits = new Set<{ movedAt: number }>();
   /** This reader's `stream_reader_stalled_seconds` when it was given metrics. */
   private readonly stalled: Gauge.Internal<'topic' | 'reader'> | undefined;
+  /** Its batches, each of which must keep showing signs of life (decision 0087). */
+  private readonly watchdog: BatchWatchdog;
 
   constructor(
     private readonly opts: {
@@ -114,9 +117,21 @@ export class StreamReader<T> {
       shouldRun: () => this.running,
       run: () => this.run(),
     });
+    this.watchdog = new BatchWatchdog({
+      logger: opts.logger,
+      groupId: opts.groupPrefix,
+      stallMs: batchStallOf(opts.kafka),
+      metrics: opts.metrics,
+    });
+  }
+
+  /** False while a batch has shown no sign of life for the stall bound (decision 0087). */
+  isLive(): boolean {
+    return this.watchdog.check() === undefined;
   }
 
   async start(): Promise<void> {
+    this.watchdog.start();
     await this.admin.connect();
     for (const [partition, offset] of this.opts.startOffsets ?? []) this.positions.set(partition, offset);
     this.running = true;
@@ -134,55 +149,60 @@ export class StreamReader<T> {
       autoCommit: true,
       autoCommitInterval: READER_COMMIT_INTERVAL_MS,
       partitionsConsumedConcurrently: opts.partitionsConcurrently ?? 1,
-      eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary }) => {
-        // Decoded first, so that beforeBatch sees the whole batch; offsets are still resolved in order.
-        const entries: { offset: string; message?: DecodedMessage<T> }[] = [];
-        for (const raw of batch.messages) {
-          const type = headerString(raw.headers as Record<string, unknown>, 'type');
-          if (wanted && type !== undefined && !wanted.has(type)) {
-            entries.push({ offset: raw.offset });
-            continue;
-          }
-          if (opts.skip?.(raw.key?.toString('utf8') ?? '', raw.headers as Record<string, unknown>)) {
-            entries.push({ offset: raw.offset });
-            continue;
-          }
-          let value: T;
-          try {
-            value = await opts.serde.decode<T>(raw.value ?? Buffer.alloc(0));
-          } catch (err) {
-            opts.logger.error(
-              { code: (err as { code?: string }).code, partition: batch.partition, offset: raw.offset },
-              'undecodable event skipped',
-            );
-            entries.push({ offset: raw.offset });
-            continue;
-          }
-          entries.push({
-            offset: raw.offset,
-            message: {
-              topic: batch.topic,
-              partition: batch.partition,
+      eachBatch: ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary }) =>
+        this.watchdog.watch(batch.topic, batch.partition, async (watched) => {
+          watched.phase('decode', batch.firstOffset() ?? undefined);
+          // Decoded first, so that beforeBatch sees the whole batch; offsets are still resolved in order.
+          const entries: { offset: string; message?: DecodedMessage<T> }[] = [];
+          for (const raw of batch.messages) {
+            const type = headerString(raw.headers as Record<string, unknown>, 'type');
+            if (wanted && type !== undefined && !wanted.has(type)) {
+              entries.push({ offset: raw.offset });
+              continue;
+            }
+            if (opts.skip?.(raw.key?.toString('utf8') ?? '', raw.headers as Record<string, unknown>)) {
+              entries.push({ offset: raw.offset });
+              continue;
+            }
+            let value: T;
+            try {
+              value = await opts.serde.decode<T>(raw.value ?? Buffer.alloc(0));
+            } catch (err) {
+              opts.logger.error(
+                { code: (err as { code?: string }).code, partition: batch.partition, offset: raw.offset },
+                'undecodable event skipped',
+              );
+              entries.push({ offset: raw.offset });
+              continue;
+            }
+            entries.push({
               offset: raw.offset,
-              key: raw.key?.toString('utf8') ?? '',
-              type: type ?? '',
-              value,
-            },
-          });
-        }
-        if (opts.beforeBatch) {
-          const messages = entries.flatMap((e) => (e.message ? [e.message] : []));
-          if (messages.length > 0) await opts.beforeBatch(messages);
-        }
-        for (const { offset, message } of entries) {
-          if (message) await opts.onMessage(message);
-          resolveOffset(offset);
-          // Before anything of this batch can be committed (commitOffsetsIfNecessary below).
-          this.advance(batch.partition, BigInt(offset) + 1n);
-        }
-        await commitOffsetsIfNecessary();
-        await heartbeat();
-      },
+              message: {
+                topic: batch.topic,
+                partition: batch.partition,
+                offset: raw.offset,
+                key: raw.key?.toString('utf8') ?? '',
+                type: type ?? '',
+                value,
+              },
+            });
+          }
+          if (opts.beforeBatch) {
+            watched.phase('before batch', batch.firstOffset() ?? undefined);
+            const messages = entries.flatMap((e) => (e.message ? [e.message] : []));
+            if (messages.length > 0) await opts.beforeBatch(messages);
+          }
+          watched.phase('apply', batch.firstOffset() ?? undefined);
+          for (const { offset, message } of entries) {
+            if (message) await opts.onMessage(message);
+            resolveOffset(offset);
+            // Before anything of this batch can be committed (commitOffsetsIfNecessary below).
+            this.advance(batch.partition, BigInt(offset) + 1n);
+          }
+          watched.phase('commit', batch.lastOffset());
+          await commitOffsetsIfNecessary();
+          await heartbeat();
+        }),
     });
     // Seeks made right after run() apply before its first fetch (kafkajs creates the group synchronously);
     // after a crash the reader goes on from where it got. A retry inside kafkajs starts from the group's
@@ -298,6 +318,7 @@ export class StreamReader<T> {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.watchdog.stop();
     await this.consumer.disconnect().catch(() => undefined);
     await this.admin.deleteGroups([this.groupId]).catch(() => undefined);
     await this.admin.disconnect().catch(() => undefined);

@@ -5,7 +5,8 @@ import type { MessageSerde } from './serde';
 import { restartAfterFatalCrash } from './restart-after-fatal-crash';
 import { DEFAULT_MAX_BYTES_PER_SEND, produceSlices, type EncodedMessage } from './produce-slices';
 import { headerString, type DecodedMessage, type OutgoingMessage } from './decoded-message';
-import { FETCH_MAX_BYTES_PER_PARTITION, fetchTuningOf, transactionLingerOf } from './kafka';
+import { FETCH_MAX_BYTES_PER_PARTITION, batchStallOf, fetchTuningOf, transactionLingerOf } from './kafka';
+import { BatchWatchdog } from './batch-watchdog';
 import { DEFAULT_LINGER_RULE, TransactionLinger, type LingerRule } from './transaction-linger';
 
 export interface TransactionalHandler<T> {
@@ -152,6 +153,8 @@ export class TransactionalProcessor<T> {
   private readonly ready = new Set<number>();
   private assigned = false;
   private running = false;
+  /** Its batches, each of which must keep showing signs of life (decision 0087). */
+  private readonly watchdog: BatchWatchdog;
   /** Per partition: the batch or idle transaction under way (one at a time on a partition's producer). */
   private readonly busy = new Map<number, Promise<void>>();
   /** Partitions with a batch waiting for the idle transaction under way: idle work yields to them. */
@@ -194,14 +197,26 @@ export class TransactionalProcessor<T> {
       beforeRestart: () => this.dropProducers(),
       run: () => this.run(),
     });
+    this.watchdog = new BatchWatchdog({
+      logger: opts.logger,
+      groupId: opts.groupId,
+      stallMs: batchStallOf(opts.kafka),
+      metrics: opts.metrics,
+    });
   }
 
   isReady(): boolean {
     return this.running && this.assigned;
   }
 
+  /** False while a batch has shown no sign of life for the stall bound (decision 0087). */
+  isLive(): boolean {
+    return this.watchdog.check() === undefined;
+  }
+
   async start(): Promise<void> {
     this.running = true;
+    this.watchdog.start();
     await this.run();
     this.startIdleWork();
   }
@@ -221,124 +236,134 @@ export class TransactionalProcessor<T> {
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently ?? DEFAULT_PARTITIONS_CONCURRENTLY,
-      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
-        const partition = batch.partition;
-        // An idle transaction of the partition under way finishes first (it never rejects; the group
-        // hears from us meanwhile, as during a catch-up).
-        this.waiting.add(partition);
-        try {
-          const idle = this.busy.get(partition);
-          if (idle) await heartbeatingWhile(idle, heartbeat, HEARTBEAT_INTERVAL_MS / 3);
-        } finally {
-          this.waiting.delete(partition);
-        }
-        const release = this.claim(partition);
-        try {
-          // Under load, what arrives within the linger joins the next fetch (decision 0086).
-          const linger = this.lingerOf(partition)?.delay(Date.now()) ?? 0;
-          if (linger > 0) await new Promise((r) => setTimeout(r, linger));
-          const producer = await this.producerFor(partition);
-          if (!this.ready.has(partition)) {
-            if (opts.handler.beforePartition)
-              await heartbeatingWhile(
-                opts.handler.beforePartition(partition),
-                heartbeat,
-                HEARTBEAT_INTERVAL_MS / 3,
-              );
-            this.ready.add(partition);
+      eachBatch: ({ batch, resolveOffset, heartbeat, isRunning, isStale }) =>
+        this.watchdog.watch(batch.topic, batch.partition, async (watched) => {
+          const partition = batch.partition;
+          // An idle transaction of the partition under way finishes first (it never rejects; the group
+          // hears from us meanwhile, as during a catch-up).
+          this.waiting.add(partition);
+          try {
+            const idle = this.busy.get(partition);
+            watched.phase('idle transaction');
+            if (idle) await heartbeatingWhile(idle, heartbeat, HEARTBEAT_INTERVAL_MS / 3);
+          } finally {
+            this.waiting.delete(partition);
           }
-          /** The last offset of a chunk that emitted nothing and whose commit is still owed. */
-          let owed: string | undefined;
-          for (let i = 0; i < batch.messages.length; i += maxPerTxn) {
-            if (!isRunning() || isStale()) return;
-            const chunk = batch.messages.slice(i, i + maxPerTxn);
-            const last = chunk[chunk.length - 1]!.offset;
-            const started = process.hrtime.bigint();
-            const decoded: DecodedMessage<T>[] = [];
-            const outputs: OutgoingMessage[] = [];
-            for (const raw of chunk) {
-              const type = headerString(raw.headers as Record<string, unknown>, 'type');
-              // Ignored types are not decoded; a message without the header is decoded and handed over.
-              if (wanted && type !== undefined && !wanted.has(type)) continue;
-              try {
-                decoded.push({
-                  topic: batch.topic,
-                  partition,
-                  offset: raw.offset,
-                  key: raw.key?.toString('utf8') ?? '',
-                  type: type ?? '',
-                  value: await decode(raw.value ?? Buffer.alloc(0)),
-                });
-              } catch (err) {
-                // The code and kind only: a validation error may quote the payload (personal data).
-                opts.logger.error(
-                  {
-                    code: (err as { code?: string }).code ?? 'MESSAGE_INVALID',
-                    error: (err as Error).name,
+          const release = this.claim(partition);
+          try {
+            // Under load, what arrives within the linger joins the next fetch (decision 0086).
+            const linger = this.lingerOf(partition)?.delay(Date.now()) ?? 0;
+            if (linger > 0) await new Promise((r) => setTimeout(r, linger));
+            watched.phase('producer');
+            const producer = await this.producerFor(partition);
+            if (!this.ready.has(partition)) {
+              // A catch-up may rightly take long (it logs its own progress): not judged.
+              watched.unjudged('catch-up');
+              if (opts.handler.beforePartition)
+                await heartbeatingWhile(
+                  opts.handler.beforePartition(partition),
+                  heartbeat,
+                  HEARTBEAT_INTERVAL_MS / 3,
+                );
+              this.ready.add(partition);
+            }
+            /** The last offset of a chunk that emitted nothing and whose commit is still owed. */
+            let owed: string | undefined;
+            for (let i = 0; i < batch.messages.length; i += maxPerTxn) {
+              if (!isRunning() || isStale()) return;
+              const chunk = batch.messages.slice(i, i + maxPerTxn);
+              const last = chunk[chunk.length - 1]!.offset;
+              watched.phase('decode', chunk[0]!.offset);
+              const started = process.hrtime.bigint();
+              const decoded: DecodedMessage<T>[] = [];
+              const outputs: OutgoingMessage[] = [];
+              for (const raw of chunk) {
+                const type = headerString(raw.headers as Record<string, unknown>, 'type');
+                // Ignored types are not decoded; a message without the header is decoded and handed over.
+                if (wanted && type !== undefined && !wanted.has(type)) continue;
+                try {
+                  decoded.push({
+                    topic: batch.topic,
                     partition,
                     offset: raw.offset,
-                  },
-                  'undecodable message skipped',
+                    key: raw.key?.toString('utf8') ?? '',
+                    type: type ?? '',
+                    value: await decode(raw.value ?? Buffer.alloc(0)),
+                  });
+                } catch (err) {
+                  // The code and kind only: a validation error may quote the payload (personal data).
+                  opts.logger.error(
+                    {
+                      code: (err as { code?: string }).code ?? 'MESSAGE_INVALID',
+                      error: (err as Error).name,
+                      partition,
+                      offset: raw.offset,
+                    },
+                    'undecodable message skipped',
+                  );
+                  outputs.push(...(opts.handler.poison?.(raw, partition, err) ?? []));
+                }
+              }
+              const processed = decoded.length > 0;
+              try {
+                watched.phase('process', chunk[0]!.offset);
+                if (processed) outputs.push(...(await opts.handler.process(decoded, partition)));
+                if (outputs.length > 0) {
+                  watched.phase('transaction', last);
+                  await this.commitTransaction(producer, partition, outputs, {
+                    topic: batch.topic,
+                    last,
+                  });
+                  owed = undefined;
+                  transactions.labels(batch.topic, opts.groupId, 'committed').inc();
+                } else {
+                  owed = last;
+                }
+              } catch (err) {
+                if (processed) opts.handler.aborted?.(partition);
+                transactions.labels(batch.topic, opts.groupId, 'aborted').inc();
+                hist
+                  .labels(batch.topic, opts.groupId, 'aborted')
+                  .observe(Number(process.hrtime.bigint() - started) / 1e9);
+                throw err;
+              }
+              if (processed) opts.handler.committed?.(partition);
+              const seconds = Number(process.hrtime.bigint() - started) / 1e9 / Math.max(chunk.length, 1);
+              for (let k = 0; k < chunk.length; k++)
+                hist.labels(batch.topic, opts.groupId, 'ok').observe(seconds);
+              resolveOffset(last);
+              lag
+                .labels(batch.topic, String(partition), opts.groupId)
+                .set(Number(BigInt(batch.highWatermark) - BigInt(last) - 1n));
+              watched.phase('heartbeat', last);
+              await heartbeat();
+            }
+            if (owed !== undefined && isRunning() && !isStale()) {
+              watched.phase('commit offsets', owed);
+              try {
+                await this.consumer.commitOffsets([
+                  { topic: batch.topic, partition, offset: (BigInt(owed) + 1n).toString() },
+                ]);
+                transactions.labels(batch.topic, opts.groupId, 'offsets_only').inc();
+              } catch (err) {
+                // Nothing is lost: the next transaction of the partition covers these offsets, or whoever
+                // owns the partition next processes those messages again and they emit nothing again.
+                opts.logger.warn(
+                  { code: (err as { type?: string }).type, partition, offset: owed },
+                  'offsets of a batch without outputs not committed; left to the next commit',
                 );
-                outputs.push(...(opts.handler.poison?.(raw, partition, err) ?? []));
               }
             }
-            const processed = decoded.length > 0;
-            try {
-              if (processed) outputs.push(...(await opts.handler.process(decoded, partition)));
-              if (outputs.length > 0) {
-                await this.commitTransaction(producer, partition, outputs, {
-                  topic: batch.topic,
-                  last,
-                });
-                owed = undefined;
-                transactions.labels(batch.topic, opts.groupId, 'committed').inc();
-              } else {
-                owed = last;
-              }
-            } catch (err) {
-              if (processed) opts.handler.aborted?.(partition);
-              transactions.labels(batch.topic, opts.groupId, 'aborted').inc();
-              hist
-                .labels(batch.topic, opts.groupId, 'aborted')
-                .observe(Number(process.hrtime.bigint() - started) / 1e9);
-              throw err;
-            }
-            if (processed) opts.handler.committed?.(partition);
-            const seconds = Number(process.hrtime.bigint() - started) / 1e9 / Math.max(chunk.length, 1);
-            for (let k = 0; k < chunk.length; k++)
-              hist.labels(batch.topic, opts.groupId, 'ok').observe(seconds);
-            resolveOffset(last);
-            lag
-              .labels(batch.topic, String(partition), opts.groupId)
-              .set(Number(BigInt(batch.highWatermark) - BigInt(last) - 1n));
-            await heartbeat();
+          } finally {
+            const now = Date.now();
+            this.lastBatchAt.set(partition, now);
+            this.lingerOf(partition)?.batchEnded(
+              batch.messages.map((m) => m.key?.toString('latin1') ?? ''),
+              now,
+            );
+            release();
           }
-          if (owed !== undefined && isRunning() && !isStale()) {
-            try {
-              await this.consumer.commitOffsets([
-                { topic: batch.topic, partition, offset: (BigInt(owed) + 1n).toString() },
-              ]);
-              transactions.labels(batch.topic, opts.groupId, 'offsets_only').inc();
-            } catch (err) {
-              // Nothing is lost: the next transaction of the partition covers these offsets, or whoever
-              // owns the partition next processes those messages again and they emit nothing again.
-              opts.logger.warn(
-                { code: (err as { type?: string }).type, partition, offset: owed },
-                'offsets of a batch without outputs not committed; left to the next commit',
-              );
-            }
-          }
-        } finally {
-          const now = Date.now();
-          this.lastBatchAt.set(partition, now);
-          this.lingerOf(partition)?.batchEnded(
-            batch.messages.map((m) => m.key?.toString('latin1') ?? ''),
-            now,
-          );
-          release();
-        }
-      },
+        }),
     });
   }
 
@@ -511,6 +536,7 @@ export class TransactionalProcessor<T> {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.watchdog.stop();
     clearInterval(this.idleTimer);
     this.idleTimer = undefined;
     await this.consumer.disconnect().catch(() => undefined);

@@ -43,6 +43,10 @@ export const commonConfigSpec = {
     default: 0,
     desc: 'under load, a transactional processor\'s next batch of a partition waits until this long after its last one ended, so that one transaction carries more (0, the default: never; docs/operations.md, "Kafka fetch tuning")',
   }),
+  KAFKA_BATCH_STALL_MS: num({
+    default: 300000,
+    desc: 'a consumer batch that shows no sign of life (no handler attempt, backoff or commit begun) for this long is stalled: logged (CONSUMER_BATCH_STALLED) and /health/live fails, so the instance is restarted (30000 to 3600000; docs/operations.md, "Health")',
+  }),
   SCHEMA_REGISTRY_URL: url({ default: 'http://127.0.0.1:18081/apis/ccompat/v7' }),
   SCHEMA_REGISTRY_USERNAME: str({ default: '' }),
   SCHEMA_REGISTRY_PASSWORD: str({ default: '' }),

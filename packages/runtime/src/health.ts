@@ -10,6 +10,7 @@ export type HealthCheck = () => Promise<boolean> | boolean;
  */
 export class Health {
   private readonly readinessChecks = new Map<string, HealthCheck>();
+  private readonly livenessChecks = new Map<string, () => boolean>();
   private live = true;
   private started = false;
 
@@ -26,8 +27,18 @@ export class Health {
     this.live = false;
   }
 
+  /**
+   * A part that can tell it no longer makes progress although the event loop turns (a consumer whose
+   * batch hangs: decision 0087); while `check` says false the process is not live and is restarted.
+   */
+  addLivenessCheck(name: string, check: () => boolean): void {
+    this.livenessChecks.set(name, check);
+  }
+
   isLive(): boolean {
-    return this.live;
+    if (!this.live) return false;
+    for (const check of this.livenessChecks.values()) if (!check()) return false;
+    return true;
   }
 
   async readiness(): Promise<{ ready: boolean; checks: Record<string, boolean> }> {

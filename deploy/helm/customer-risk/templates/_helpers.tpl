@@ -118,6 +118,8 @@ secretName lets the init job read the hook copy of the chart Secret.
   value: {{ $v.kafka.fetchMaxWaitMs | quote }}
 - name: KAFKA_TXN_LINGER_MS
   value: {{ $v.kafka.txnLingerMs | quote }}
+- name: KAFKA_BATCH_STALL_MS
+  value: {{ $v.kafka.batchStallMs | quote }}
 {{- if and $v.kafka.sasl.mechanism $v.kafka.principals.enabled }}
 {{- /* Its own principal per service (docs/kafka-acls.md); the init job is the admin principal. */}}
 {{- $principal := ternary "admin" .name (eq .name "admin-init") }}
