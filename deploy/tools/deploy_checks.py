@@ -33,6 +33,7 @@ SERVICE_METRICS = {
     "http_request_duration_seconds",
     "kafka_consumer_lag",
     "stream_reader_stalled_seconds",
+    "kafka_batch_stalled_seconds",
     "message_processing_duration_seconds",
     "callback_deliveries_total",
     "callback_delivery_duration_seconds",
