@@ -100,6 +100,9 @@ describe(`fault suite (${MODE})`, () => {
     CALLBACK_POLL_MS: '500',
     KAFKA_ACK_TIMEOUT_MS: '3000',
     RETRY_AFTER_SECONDS: '1',
+    // A batch silent for a minute is reported (decision 0087) and fails its scenario by name: the outages
+    // last 7-10 s and every retry or backoff is a sign of life, so only a hang gets there.
+    KAFKA_BATCH_STALL_MS: '60000',
   });
   let h: Harness;
   let receiverPort = 0;
@@ -169,6 +172,7 @@ describe(`fault suite (${MODE})`, () => {
     await checkScreeningProfiles(cluster, token, [...profiles.hits, ...profiles.clean]);
     h = {
       mode: MODE,
+      namespace: NAMESPACE,
       cluster,
       receiver,
       token,

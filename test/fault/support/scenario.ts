@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Db } from 'mongodb';
 import type { Logger } from '@crs/runtime';
@@ -27,6 +27,8 @@ import { writeResult, type ScenarioResult } from './results';
 
 export interface Harness {
   mode: string;
+  /** The services' namespace: their logs are .local/logs/<namespace>-<service>.log. */
+  namespace: string;
   cluster: TestCluster;
   receiver: TestReceiver;
   token: string;
@@ -118,6 +120,31 @@ export function servicePids(namespace: string, names: readonly string[]): Record
     }
   }
   return out;
+}
+
+/**
+ * The consumer batches a service of the namespace reported stalled since `sinceMs` (`CONSUMER_BATCH_STALLED`
+ * in its log, decision 0087): one line each, with the service, group, phase, partition and offset. Nothing
+ * restarts a service here, so a stall would otherwise show only as a settle bound missed.
+ */
+export function stalledBatches(namespace: string, sinceMs: number): string[] {
+  const dir = join(ROOT, '.local', 'logs');
+  const found: string[] = [];
+  for (const file of readdirSync(dir).filter((f) => f.startsWith(`${namespace}-`) && f.endsWith('.log'))) {
+    for (const line of readFileSync(join(dir, file), 'utf8').split('\n')) {
+      if (!line.includes('CONSUMER_BATCH_STALLED')) continue;
+      try {
+        const e = JSON.parse(line) as Record<string, unknown>;
+        if (e.code !== 'CONSUMER_BATCH_STALLED' || Date.parse(String(e.time)) < sinceMs) continue;
+        found.push(
+          `${file.slice(namespace.length + 1, -4)}: a batch of ${String(e.groupId)} stalled in "${String(e.phase)}" (partition ${String(e.partition)}, offset ${String(e.offset)})`,
+        );
+      } catch {
+        // A line cut by a crash: not a report.
+      }
+    }
+  }
+  return found;
 }
 
 /**
@@ -352,6 +379,7 @@ async function settleAndCheck(
   const unpublished = ops.records.filter((r) => !r.published).length;
   if (unpublished > 0) problems.push(`${unpublished} operations never acknowledged by the broker`);
   if (spec.extraChecks) problems.push(...(await spec.extraChecks()));
+  problems.push(...stalledBatches(h.namespace, started).slice(0, 20));
 
   // The client side: only 200 and 503 (with Retry-After) are expected answers under these faults.
   problems.push(...answerProblems('answers', load.byStatus, ['200', '503'], records));
