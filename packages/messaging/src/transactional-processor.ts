@@ -6,7 +6,7 @@ import { restartAfterFatalCrash } from './restart-after-fatal-crash';
 import { DEFAULT_MAX_BYTES_PER_SEND, produceSlices, type EncodedMessage } from './produce-slices';
 import { headerString, type DecodedMessage, type OutgoingMessage } from './decoded-message';
 import { FETCH_MAX_BYTES_PER_PARTITION, batchStallOf, fetchTuningOf, transactionLingerOf } from './kafka';
-import { BatchWatchdog } from './batch-watchdog';
+import { BatchWatchdog, type StalledBatch } from './batch-watchdog';
 import { DEFAULT_LINGER_RULE, TransactionLinger, type LingerRule } from './transaction-linger';
 
 export interface TransactionalHandler<T> {
@@ -81,6 +81,8 @@ export interface TransactionalProcessorOptions<T> {
    * the client's `KAFKA_TXN_LINGER_MS` (default 0: none) when omitted.
    */
   lingerMs?: number;
+  /** How long a batch may show no sign of life (`batchStallOf` its client by default: decision 0087). */
+  stallMs?: number;
 }
 
 /** Commands of a fetched batch decided in one transaction, at most (`maxMessagesPerTransaction`). */
@@ -200,7 +202,7 @@ export class TransactionalProcessor<T> {
     this.watchdog = new BatchWatchdog({
       logger: opts.logger,
       groupId: opts.groupId,
-      stallMs: batchStallOf(opts.kafka),
+      stallMs: opts.stallMs ?? batchStallOf(opts.kafka),
       metrics: opts.metrics,
     });
   }
@@ -211,7 +213,12 @@ export class TransactionalProcessor<T> {
 
   /** False while a batch has shown no sign of life for the stall bound (decision 0087). */
   isLive(): boolean {
-    return this.watchdog.check() === undefined;
+    return this.stalled() === undefined;
+  }
+
+  /** The batch that has shown no sign of life for the stall bound, if any. */
+  stalled(): StalledBatch | undefined {
+    return this.watchdog.check();
   }
 
   async start(): Promise<void> {

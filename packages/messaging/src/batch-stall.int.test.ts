@@ -3,14 +3,16 @@ import { createLogger, createMetricsRegistry } from '@crs/runtime';
 import { deleteSubjects, messagingSettingsFromEnv, recordSchema } from '@crs/testing';
 import { MessageSerde } from './serde';
 import { AtLeastOnceConsumer } from './at-least-once-consumer';
+import { TransactionalProcessor } from './transactional-processor';
 
 /**
  * On the real broker: a handler call that never settles (what the unpatched store driver did to the
- * projector after a database outage) stalls its partition while the process looks healthy. The consumer
- * reports it (decision 0087): not live, with the partition, the phase and the offset; live again, and the
- * message handled once, when the call settles after all. A handler that keeps failing is no stall.
+ * projector after a database outage) stalls its partition while the process looks healthy. The at-least-once
+ * consumer and the transactional processor report it (decision 0087): not live, with the partition, the
+ * phase and the offset; live again, and the message handled once, when the call settles after all. A
+ * handler that keeps failing is no stall.
  */
-describe('at-least-once consumer whose handler hangs', () => {
+describe('a consumer batch that hangs', () => {
   const run = `${process.pid}-${Date.now().toString(36)}`;
   const topic = `crs-test.stall-${run}`;
   const settings = messagingSettingsFromEnv();
@@ -24,18 +26,26 @@ describe('at-least-once consumer whose handler hangs', () => {
   });
   const admin = kafka.admin();
   let consumer: AtLeastOnceConsumer<{ n: number }> | undefined;
+  let processor: TransactionalProcessor<{ n: number }> | undefined;
+  const processorTopic = `${topic}-tp`;
+  const outputTopic = `${topic}-out`;
 
   beforeAll(async () => {
     await admin.connect();
     await admin.createTopics({
-      topics: [{ topic, numPartitions: 1, replicationFactor: 1 }],
+      topics: [topic, processorTopic, outputTopic].map((t) => ({
+        topic: t,
+        numPartitions: 1,
+        replicationFactor: 1,
+      })),
       waitForLeaders: true,
     });
     await serde.register(subject, 'Stall', recordSchema('Stall', { n: 'integer' }));
   });
   afterAll(async () => {
     await consumer?.stop();
-    await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+    await processor?.stop();
+    await admin.deleteTopics({ topics: [topic, processorTopic, outputTopic] }).catch(() => undefined);
     await admin.disconnect();
     await deleteSubjects([subject]);
   });
@@ -47,7 +57,7 @@ describe('at-least-once consumer whose handler hangs', () => {
     }
   };
 
-  it('is not live while the call hangs, names where, and is live again with the message handled once', async () => {
+  it('an at-least-once consumer is not live while its handler hangs, names where, and is live again with the message handled once', async () => {
     const handled: number[] = [];
     let failuresLeft = 2;
     let release: () => void = () => undefined;
@@ -96,5 +106,56 @@ describe('at-least-once consumer whose handler hangs', () => {
     await until('message 3 handled', () => handled.includes(3));
     expect(consumer.isLive()).toBe(true);
     expect(handled).toEqual([1, 2, 3]);
+  }, 120_000);
+
+  it('a transactional processor whose processing hangs is not live, names the phase, and processes the message once it settles', async () => {
+    const processed: number[] = [];
+    let release: () => void = () => undefined;
+    const hang = new Promise<void>((resolve) => (release = resolve));
+    processor = new TransactionalProcessor<{ n: number }>({
+      kafka,
+      serde,
+      logger,
+      metrics: createMetricsRegistry('stall-test'),
+      groupId: `crs-test.stall-tp-${run}`,
+      topic: processorTopic,
+      transactionalIdPrefix: `crs-test.stall-tp-${run}`,
+      stallMs: 2_000,
+      handler: {
+        process: async (messages) => {
+          if (messages.some((m) => m.value.n === 2)) await hang;
+          processed.push(...messages.map((m) => m.value.n));
+          return messages.map((m) => ({
+            topic: outputTopic,
+            key: 'k',
+            type: 'Stall',
+            value: { n: m.value.n },
+          }));
+        },
+      },
+    });
+    await processor.start();
+    const producer = kafka.producer();
+    await producer.connect();
+    const send = async (n: number) =>
+      producer.send({
+        topic: processorTopic,
+        messages: [{ key: 'k', value: await serde.encode('Stall', { n }), headers: { type: 'Stall' } }],
+      });
+    await send(1);
+    await until('message 1 processed', () => processed.includes(1));
+    await send(2);
+    await until('the hang reported', () => !processor!.isLive());
+    expect(processor.stalled()).toMatchObject({
+      topic: processorTopic,
+      partition: 0,
+      phase: 'process',
+      offset: '1',
+    });
+    release();
+    await until('live again', () => processor!.isLive());
+    await until('message 2 processed', () => processed.includes(2));
+    await producer.disconnect();
+    expect(processed).toEqual([1, 2]);
   }, 120_000);
 });
