@@ -25,6 +25,13 @@ describe('a consumer batch that hangs', () => {
     logLevel: logLevel.NOTHING,
   });
   const admin = kafka.admin();
+  const producer = kafka.producer();
+  /** Message `n` of type Stall on `to`, one at a time. */
+  const send = async (to: string, n: number) =>
+    producer.send({
+      topic: to,
+      messages: [{ key: 'k', value: await serde.encode('Stall', { n }), headers: { type: 'Stall' } }],
+    });
   let consumer: AtLeastOnceConsumer<{ n: number }> | undefined;
   let processor: TransactionalProcessor<{ n: number }> | undefined;
   const processorTopic = `${topic}-tp`;
@@ -41,10 +48,12 @@ describe('a consumer batch that hangs', () => {
       waitForLeaders: true,
     });
     await serde.register(subject, 'Stall', recordSchema('Stall', { n: 'integer' }));
+    await producer.connect();
   });
   afterAll(async () => {
     await consumer?.stop();
     await processor?.stop();
+    await producer.disconnect();
     await admin.deleteTopics({ topics: [topic, processorTopic, outputTopic] }).catch(() => undefined);
     await admin.disconnect();
     await deleteSubjects([subject]);
@@ -78,14 +87,7 @@ describe('a consumer batch that hangs', () => {
       },
     });
     await consumer.start();
-    const producer = kafka.producer();
-    await producer.connect();
-    for (const n of [1, 2, 3])
-      await producer.send({
-        topic,
-        messages: [{ key: 'k', value: await serde.encode('Stall', { n }), headers: { type: 'Stall' } }],
-      });
-    await producer.disconnect();
+    for (const n of [1, 2, 3]) await send(topic, n);
 
     let seenDuringRetries = true;
     await until('message 1 handled', () => {
@@ -135,16 +137,9 @@ describe('a consumer batch that hangs', () => {
       },
     });
     await processor.start();
-    const producer = kafka.producer();
-    await producer.connect();
-    const send = async (n: number) =>
-      producer.send({
-        topic: processorTopic,
-        messages: [{ key: 'k', value: await serde.encode('Stall', { n }), headers: { type: 'Stall' } }],
-      });
-    await send(1);
+    await send(processorTopic, 1);
     await until('message 1 processed', () => processed.includes(1));
-    await send(2);
+    await send(processorTopic, 2);
     await until('the hang reported', () => !processor!.isLive());
     expect(processor.stalled()).toMatchObject({
       topic: processorTopic,
@@ -155,7 +150,6 @@ describe('a consumer batch that hangs', () => {
     release();
     await until('live again', () => processor!.isLive());
     await until('message 2 processed', () => processed.includes(2));
-    await producer.disconnect();
     expect(processed).toEqual([1, 2]);
   }, 120_000);
 });

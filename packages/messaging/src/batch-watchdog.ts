@@ -21,8 +21,6 @@ export interface BatchWatchdogOptions {
   metrics?: Registry;
   /** The clock (tests of the rule). */
   now?: () => number;
-  /** How often the stall is looked for (and logged); a quarter of `stallMs`, at most 10 s, by default. */
-  checkEveryMs?: number;
 }
 
 interface Watched {
@@ -86,8 +84,8 @@ export class BatchWatchdog {
   }
 
   /** A batch of `topic`/`partition` begins. */
-  begin(topic: string, partition: number, phase = 'batch', offset?: string): WatchedBatch {
-    const watched: Watched = { topic, partition, phase, offset, at: this.now(), logged: false };
+  begin(topic: string, partition: number): WatchedBatch {
+    const watched: Watched = { topic, partition, phase: 'batch', at: this.now(), logged: false };
     this.batches.add(watched);
     return {
       phase: (next, at) => {
@@ -109,13 +107,8 @@ export class BatchWatchdog {
   }
 
   /** Runs `work` as one batch, ended however it settles. */
-  async watch<R>(
-    topic: string,
-    partition: number,
-    work: (batch: WatchedBatch) => Promise<R>,
-    offset?: string,
-  ): Promise<R> {
-    const batch = this.begin(topic, partition, 'batch', offset);
+  async watch<R>(topic: string, partition: number, work: (batch: WatchedBatch) => Promise<R>): Promise<R> {
+    const batch = this.begin(topic, partition);
     try {
       return await work(batch);
     } finally {
@@ -164,10 +157,10 @@ export class BatchWatchdog {
     return stalled;
   }
 
-  /** Checks every `checkEveryMs` until `stop` (the timer keeps no process alive). */
+  /** Checks every quarter of `stallMs` (at most 10 s) until `stop` (the timer keeps no process alive). */
   start(): void {
     if (this.timer) return;
-    const every = this.opts.checkEveryMs ?? Math.min(Math.max(this.opts.stallMs / 4, 100), 10_000);
+    const every = Math.min(Math.max(this.opts.stallMs / 4, 100), 10_000);
     this.timer = setInterval(() => this.check(), every);
     this.timer.unref();
   }
